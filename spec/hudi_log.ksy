@@ -1,0 +1,526 @@
+meta:
+  id: hudi_log
+  title: Apache Hudi log file (Merge-On-Read log format, `#HUDI#` blocks)
+  application: Apache Hudi
+  xref:
+    wikidata: Q96376427
+  tags:
+    - database
+    - log
+  license: Apache-2.0
+  ks-version: '0.11'
+  endian: be
+  encoding: UTF-8
+doc: |
+  The log files of an Apache Hudi Merge-On-Read table (`.{fileId}_{instant}.log.{version}_{writeToken}`)
+  hold updates and deletes for one file group. A file is a sequence of blocks with no file header and
+  no trailer; an empty file (0 bytes) is legal. Every block starts with the magic `#HUDI#` and is
+  framed by its size on both ends (block size after the magic, reverse pointer at the end), so a
+  reader can detect a torn block and walk the file backwards.
+
+  Integers are big-endian (Java DataOutputStream), except inside Avro and Parquet payloads. Log
+  format version 1 is written by every Hudi release since 0.4.1 and by table versions up to 9.
+  Format version 0 (no header, footer or reverse pointer) is described for completeness; modern
+  Hudi readers cannot read it.
+
+  Content layouts: Avro data and CDC blocks hold length-prefixed Avro binary records written with
+  the schema of the SCHEMA header; delete blocks hold an Avro `HoodieDeleteRecordList` (content
+  version 3); Parquet and HFile blocks embed a whole file; command blocks (rollback) are empty.
+doc-ref:
+  - https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
+  - https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFileReader.java
+  - https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieLogBlock.java
+
+seq:
+  - id: blocks
+    type: block
+    repeat: eos
+    doc: The blocks of the file, in the order they were appended. Zero blocks for an empty file.
+
+types:
+  block:
+    doc: |
+      One log block. On disk it takes block_size + 14 bytes: the 6-byte magic, the 8-byte block
+      size, and block_size bytes that end with the reverse pointer.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
+    -webide-representation: '{block_type} @ {instant_time} ({record_count} records)'
+    seq:
+      - id: magic
+        contents: '#HUDI#'
+        doc: Block magic, 6 bytes of ASCII `#HUDI#` (HoodieLogFormat.MAGIC).
+      - id: block_size
+        type: s8
+        valid:
+          min: 0
+        doc: |
+          Number of bytes that follow this field up to and including the reverse pointer:
+          4 (format version) + 4 (block type) + header + 8 (content length) + content + footer
+          + 8 (reverse pointer). Written as a Java int, so at most 2^31 - 1.
+      - id: format_version
+        type: s4
+        valid:
+          any-of: [0, 1]
+        doc: Log format version, 4 bytes; 1 (HoodieLogFormat.CURRENT_VERSION) since Hudi 0.4.1.
+        doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatVersion.java
+      - id: block_type
+        type: s4
+        enum: block_type
+        valid:
+          in-enum: true
+        if: format_version != 0
+        doc: Block type, 4 bytes, the ordinal of HoodieLogBlockType.
+      - id: header
+        type: metadata_map
+        if: format_version != 0
+        doc: Header metadata map (instant time, schema, rollback target ...).
+      - id: content_length
+        type: s8
+        valid:
+          min: 0
+        if: format_version != 0
+        doc: Length of the content that follows, in bytes.
+      - id: content
+        size: 'format_version != 0 ? content_length : block_size'
+        type:
+          switch-on: 'format_version != 0 ? block_type.to_i : -1'
+          cases:
+            'block_type::delete_block.to_i': delete_content
+            'block_type::avro_data_block.to_i': avro_data_content
+            'block_type::hfile_data_block.to_i': hfile_content
+            'block_type::parquet_data_block.to_i': parquet_content
+            'block_type::cdc_data_block.to_i': avro_data_content
+        doc: |
+          The block's payload, content_length bytes (block_size bytes for format version 0),
+          laid out by block type. Command blocks have none: their command is in the header.
+      - id: footer
+        type: metadata_map
+        if: format_version != 0
+        doc: Footer metadata map; no footer keys are defined, so Hudi always writes 4 zero bytes.
+      - id: reverse_pointer
+        type: s8
+        valid:
+          expr: _ == block_size + 6
+        if: format_version != 0
+        doc: |
+          Bytes from the first byte of the magic up to (not including) this field, i.e.
+          block_size + 6. Lets a reader jump from the end of a block back to its magic.
+    instances:
+      instant_time:
+        value: 'format_version != 0 ? header.instant_time : ""'
+        doc: The INSTANT_TIME header value ("" when absent).
+      record_count:
+        value: >-
+          format_version != 0
+          and (block_type == block_type::avro_data_block or block_type == block_type::cdc_data_block)
+          ? content.as<avro_data_content>.record_count : 0
+        doc: Number of records of an Avro data or CDC block; 0 for other blocks.
+
+  metadata_map:
+    doc: |
+      Header or footer metadata: a count, then that many (key, value) entries. Entries keep the
+      order found in the file: Hudi iterates a Java HashMap, so the order differs between writers.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieLogBlock.java
+    -webide-representation: '{num_entries} entries'
+    seq:
+      - id: num_entries
+        type: s4
+        valid:
+          min: 0
+        doc: Number of entries that follow (4 bytes).
+      - id: entries
+        type: metadata_entry
+        repeat: expr
+        repeat-expr: num_entries
+        doc: The entries, num_entries of them.
+    instances:
+      instant_time:
+        doc: The value of the INSTANT_TIME entry, or "" when there is none.
+        value: >-
+          num_entries > 0 and entries[0].key == header_key::instant_time ? entries[0].value :
+          num_entries > 1 and entries[1].key == header_key::instant_time ? entries[1].value :
+          num_entries > 2 and entries[2].key == header_key::instant_time ? entries[2].value :
+          num_entries > 3 and entries[3].key == header_key::instant_time ? entries[3].value :
+          num_entries > 4 and entries[4].key == header_key::instant_time ? entries[4].value :
+          num_entries > 5 and entries[5].key == header_key::instant_time ? entries[5].value :
+          num_entries > 6 and entries[6].key == header_key::instant_time ? entries[6].value :
+          num_entries > 7 and entries[7].key == header_key::instant_time ? entries[7].value :
+          num_entries > 8 and entries[8].key == header_key::instant_time ? entries[8].value : ""
+
+  metadata_entry:
+    doc: One metadata entry; the value is always text.
+    -webide-representation: '{key}: {value}'
+    seq:
+      - id: key
+        type: s4
+        enum: header_key
+        valid:
+          in-enum: true
+        doc: Entry key, 4 bytes, the ordinal of HeaderMetadataType.
+      - id: value_length
+        type: s4
+        valid:
+          min: 0
+        doc: Length of the value, in bytes (4 bytes).
+      - id: value
+        type: str
+        size: value_length
+        doc: The value, value_length bytes of UTF-8 text (instants, Avro schema JSON, decimal numbers).
+
+  avro_data_content:
+    doc: |
+      Content of AVRO_DATA_BLOCK and CDC_DATA_BLOCK: a version, a record count, then every record
+      as its length and its Avro binary encoding (no container, no sync markers) under the writer
+      schema of the SCHEMA header. Uncompressed. The same layout in content versions 1 to 3.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieAvroDataBlock.java
+    -webide-representation: 'v{content_version}: {record_count} records'
+    seq:
+      - id: content_version
+        type: s4
+        valid:
+          any-of: [1, 2, 3]
+        doc: Content version, 4 bytes (HoodieLogBlock.version at write time; 3 since Hudi 0.14).
+      - id: record_count
+        type: s4
+        valid:
+          min: 0
+        doc: Number of records that follow (4 bytes).
+      - id: records
+        type: avro_record
+        repeat: expr
+        repeat-expr: record_count
+        doc: The records, record_count of them.
+
+  avro_record:
+    doc: One length-prefixed Avro binary datum.
+    -webide-representation: '{len_datum:dec} bytes'
+    seq:
+      - id: len_datum
+        type: s4
+        valid:
+          min: 0
+        doc: Length of the datum, in bytes (4 bytes).
+      - id: datum
+        size: len_datum
+        doc: The record, len_datum bytes of Avro binary encoding under the block's writer schema.
+
+  delete_content:
+    doc: Content of DELETE_BLOCK, the keys (and ordering values) of the deleted records.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieDeleteBlock.java
+    -webide-representation: 'v{content_version}: {len_payload:dec} bytes'
+    seq:
+      - id: content_version
+        type: s4
+        valid:
+          any-of: [1, 2, 3]
+        doc: Content version, 4 bytes; 3 since Hudi 0.14 (Avro), 1 and 2 were Kryo.
+      - id: len_payload
+        type: s4
+        valid:
+          min: 0
+        doc: Length of the payload, in bytes (4 bytes, not 8).
+      - id: payload
+        size: len_payload
+        type:
+          switch-on: content_version
+          cases:
+            3: delete_record_list
+        doc: |
+          The deleted keys, len_payload bytes. Version 3: Avro HoodieDeleteRecordList. Versions 1
+          and 2: Kryo-serialized Java HoodieKey[] / DeleteRecord[], kept as opaque bytes.
+
+  delete_record_list:
+    doc: |
+      Avro binary of org.apache.hudi.avro.model.HoodieDeleteRecordList
+      {deleteRecordList: array<HoodieDeleteRecord>}: an Avro array, i.e. blocks of items ended by
+      a block whose count is 0.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/avro/HoodieDeleteRecordList.avsc
+    seq:
+      - id: array_blocks
+        type: delete_record_array_block
+        repeat: until
+        repeat-until: _.count.value == 0
+        doc: The array's blocks; the last one has count 0 and no items.
+
+  delete_record_array_block:
+    doc: One block of an Avro array of HoodieDeleteRecord.
+    -webide-representation: '{count.value:dec} items'
+    seq:
+      - id: count
+        type: avro_long
+        doc: Number of items in this block (negative when a byte size follows), as an Avro long.
+      - id: len_items
+        type: avro_long
+        if: count.value < 0
+        doc: Size of the items of this block, in bytes (present only when count is negative).
+      - id: items
+        type: delete_record
+        repeat: expr
+        repeat-expr: 'count.value < 0 ? -count.value : count.value'
+        doc: The items, |count| of them.
+
+  delete_record:
+    doc: 'One HoodieDeleteRecord {recordKey, partitionPath, orderingVal}.'
+    -webide-representation: '{record_key.value}'
+    seq:
+      - id: record_key
+        type: avro_optional_string
+        doc: The record key, union ["null", "string"].
+      - id: partition_path
+        type: avro_optional_string
+        doc: The partition path, union ["null", "string"].
+      - id: ordering_value
+        type: ordering_value
+        doc: The ordering (precombine) value of the delete, a union of wrapper records.
+
+  ordering_value:
+    doc: |
+      Union [null, BooleanWrapper, IntWrapper, LongWrapper, FloatWrapper, DoubleWrapper,
+      BytesWrapper, StringWrapper, DateWrapper, DecimalWrapper, TimeMicrosWrapper,
+      TimestampMicrosWrapper, ArrayWrapper]. Each wrapper is a record with the single field
+      `value`, so it encodes as that value alone. Deletes without an ordering value carry
+      IntWrapper(0).
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/avro/HoodieMetadata.avsc
+    -webide-representation: '{kind}'
+    seq:
+      - id: branch
+        type: avro_long
+        doc: Union branch index, as an Avro long.
+      - id: value
+        type:
+          switch-on: branch.value
+          cases:
+            1: u1
+            2: avro_long
+            3: avro_long
+            4: f4le
+            5: f8le
+            6: avro_bytes
+            7: avro_bytes
+            8: avro_long
+            9: avro_bytes
+            10: avro_long
+            11: avro_long
+            12: ordering_value_array
+        if: branch.value != 0
+        doc: |
+          The wrapped value: boolean (1 byte), int / long / date (epoch day) / time-micros /
+          timestamp-micros (Avro long), float (4 bytes LE), double (8 bytes LE), bytes / string /
+          decimal(30, 15) (Avro length-prefixed bytes), or an array of ordering values.
+    instances:
+      kind:
+        value: branch.value
+        enum: ordering_kind
+        doc: The wrapper type, named.
+
+  ordering_value_array:
+    doc: "ArrayWrapper's values (several ordering fields): an Avro array of ordering values."
+    seq:
+      - id: array_blocks
+        type: ordering_value_array_block
+        repeat: until
+        repeat-until: _.count.value == 0
+        doc: The array's blocks; the last one has count 0 and no items.
+
+  ordering_value_array_block:
+    doc: One block of an Avro array of ordering values.
+    seq:
+      - id: count
+        type: avro_long
+        doc: Number of items in this block (negative when a byte size follows), as an Avro long.
+      - id: len_items
+        type: avro_long
+        if: count.value < 0
+        doc: Size of the items of this block, in bytes (present only when count is negative).
+      - id: items
+        type: ordering_value
+        repeat: expr
+        repeat-expr: 'count.value < 0 ? -count.value : count.value'
+        doc: The items, |count| of them.
+
+  avro_optional_string:
+    doc: Avro union ["null", "string"].
+    -webide-representation: '{value}'
+    seq:
+      - id: branch
+        type: avro_long
+        valid:
+          expr: _.value == 0 or _.value == 1
+        doc: Union branch index, as an Avro long (0 = null, 1 = string).
+      - id: string
+        type: avro_bytes
+        if: branch.value == 1
+        doc: The string, as Avro length-prefixed UTF-8 bytes.
+    instances:
+      value:
+        value: 'branch.value == 1 ? string.data.to_s("UTF-8") : ""'
+        doc: The string ("" for null).
+
+  avro_bytes:
+    doc: Avro bytes or string, its length as an Avro long, then the bytes.
+    seq:
+      - id: len_data
+        type: avro_long
+        valid:
+          expr: _.value >= 0
+        doc: Length of the data, in bytes, as an Avro long.
+      - id: data
+        size: len_data.value
+        doc: The data, len_data bytes.
+
+  avro_long:
+    doc: |
+      Avro int or long: zig-zag encoded, then written 7 bits at a time, least significant group
+      first, the high bit of each byte set when more bytes follow (1 to 10 bytes).
+    doc-ref: https://avro.apache.org/docs/1.11.1/specification/#primitive-types-1
+    -webide-representation: '{value:dec}'
+    seq:
+      - id: groups
+        type: u1
+        repeat: until
+        repeat-until: _ < 128 or _index == 9
+        doc: The varint's bytes, 1 byte each; the last one has its high bit clear.
+    instances:
+      len_groups:
+        value: groups.size
+        doc: Number of bytes of the varint.
+      zigzag:
+        doc: The unsigned varint value before zig-zag decoding (arithmetic, so that it also works in JavaScript).
+        value: >-
+          (groups[0] % 128)
+          + (len_groups > 1 ? (groups[1] % 128) * 128 : 0)
+          + (len_groups > 2 ? (groups[2] % 128) * 16384 : 0)
+          + (len_groups > 3 ? (groups[3] % 128) * 2097152 : 0)
+          + (len_groups > 4 ? (groups[4] % 128) * 268435456 : 0)
+          + (len_groups > 5 ? (groups[5] % 128) * 34359738368 : 0)
+          + (len_groups > 6 ? (groups[6] % 128) * 4398046511104 : 0)
+          + (len_groups > 7 ? (groups[7] % 128) * 562949953421312 : 0)
+          + (len_groups > 8 ? (groups[8] % 128) * 72057594037927936 : 0)
+          + (len_groups > 9 ? (groups[9] % 128) * 9223372036854775808 : 0)
+      value:
+        value: 'zigzag % 2 == 0 ? zigzag / 2 : -((zigzag + 1) / 2)'
+        doc: The decoded signed value.
+
+  parquet_content:
+    doc: |
+      Content of PARQUET_DATA_BLOCK: a complete Parquet file (written with the SCHEMA header as
+      writer schema, codec from hoodie.parquet.compression.codec). Readers open it in place.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieParquetDataBlock.java
+    seq:
+      - id: magic
+        contents: PAR1
+        doc: Parquet file magic, 4 bytes.
+      - id: body
+        size: _io.size - 12
+        doc: Column chunks and the Thrift FileMetaData, all but the last 12 bytes of the file.
+      - id: len_footer
+        type: u4le
+        doc: Length of the Thrift FileMetaData at the end of body, in bytes (little-endian).
+      - id: end_magic
+        contents: PAR1
+        doc: Parquet file magic again, 4 bytes.
+
+  hfile_content:
+    doc: |
+      Content of HFILE_DATA_BLOCK (metadata table): a complete HBase HFile version 3, records
+      sorted by key. Blocks (data, index, file info) come first, then a fixed 4096-byte trailer.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieHFileDataBlock.java
+    seq:
+      - id: blocks
+        size: _io.size - 4096
+        doc: The HFile's blocks (DATABLK*, IDXROOT2, FILEINF2 ...), all but the last 4096 bytes.
+      - id: trailer
+        size: 4096
+        type: hfile_trailer
+        doc: The fixed file trailer, 4096 bytes.
+
+  hfile_trailer:
+    doc: HFile v3 fixed trailer; its fields are a protobuf (FileTrailerProto) after the magic.
+    seq:
+      - id: magic
+        contents: TRABLK"$
+        doc: Trailer block magic, 8 bytes.
+      - id: body
+        size: 4096 - 8 - 4
+        doc: Length-delimited protobuf FileTrailerProto, zero padded, 4084 bytes.
+      - id: version
+        type: u4
+        valid:
+          expr: _ % 16777216 == 3
+        doc: HFile version, 4 bytes; major version (3) in the low 3 bytes, minor version in the top byte.
+    instances:
+      major_version:
+        value: version % 16777216
+        doc: HFile major version (3).
+      minor_version:
+        value: version / 16777216
+        doc: HFile minor version (0 for Hudi's native writer, 3 with CRC32C checksums).
+
+enums:
+  block_type:
+    0:
+      id: command_block
+      doc: Command (rollback); empty content, the command type in the COMMAND_BLOCK_TYPE header.
+    1:
+      id: delete_block
+      doc: Keys of deleted records.
+    2:
+      id: corrupt_block
+      doc: Never written; readers report damaged spans with this type.
+    3:
+      id: avro_data_block
+      doc: Records as Avro binary.
+    4:
+      id: hfile_data_block
+      doc: Records as an HFile (metadata table); since Hudi 0.6.
+    5:
+      id: parquet_data_block
+      doc: Records as a Parquet file; since Hudi 0.11.
+    6:
+      id: cdc_data_block
+      doc: Change-data-capture records as Avro binary, only in `.cdc` log files; since Hudi 0.13.
+  header_key:
+    0:
+      id: instant_time
+      doc: Instant that wrote the block (yyyyMMddHHmmssSSS).
+    1:
+      id: target_instant_time
+      doc: For a rollback command block, the instant rolled back.
+    2:
+      id: schema
+      doc: Avro writer schema of the block, JSON.
+    3:
+      id: command_block_type
+      doc: Command of a command block, decimal ordinal of command_block_type.
+    4:
+      id: compacted_block_times
+      doc: Comma-separated instants merged by log compaction; since Hudi 0.13.
+    5:
+      id: record_positions
+      doc: Base64 of a Roaring64 bitmap of row positions in the base file; since Hudi 0.14.
+    6:
+      id: block_identifier
+      doc: Spark attempt and per-handle block sequence number, to drop retried duplicates.
+    7:
+      id: is_partial
+      doc: '"true" when SCHEMA is a partial-update schema; since Hudi 1.0.'
+    8:
+      id: base_file_instant_time_of_record_positions
+      doc: Commit time of the base file that RECORD_POSITIONS refer to; since Hudi 1.0.
+  command_block_type:
+    0:
+      id: rollback_block
+      doc: Rolls back the blocks of TARGET_INSTANT_TIME that precede it.
+  ordering_kind:
+    0: "null"
+    1: boolean
+    2: int
+    3: long
+    4: float
+    5: double
+    6: bytes
+    7: string
+    8: date
+    9: decimal
+    10: time_micros
+    11: timestamp_micros
+    12: array
