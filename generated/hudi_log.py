@@ -78,13 +78,16 @@ class HudiLog(ReadWriteKaitaiStruct):
         super(HudiLog, self).__init__(_io)
         self._parent = _parent
         self._root = _root or self
-        self._read()
 
     def _read(self):
         self.blocks = []
         i = 0
         while not self._io.is_eof():
-            self.blocks.append(HudiLog.Block(self._io, self, self._root))
+            _t_blocks = HudiLog.Block(self._io, self, self._root)
+            try:
+                _t_blocks._read()
+            finally:
+                self.blocks.append(_t_blocks)
             i += 1
 
         self._dirty = False
@@ -126,10 +129,10 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.AvroBytes, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.len_data = HudiLog.AvroLong(self._io, self, self._root)
+            self.len_data._read()
             _ = self.len_data
             if not _.value >= 0:
                 raise kaitaistruct.ValidationExprError(self.len_data, self._io, u"/types/avro_bytes/seq/0")
@@ -173,7 +176,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.AvroDataContent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.content_version = self._io.read_s4be()
@@ -184,7 +186,11 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ValidationLessThanError(0, self.record_count, self._io, u"/types/avro_data_content/seq/1")
             self.records = []
             for i in range(self.record_count):
-                self.records.append(HudiLog.AvroRecord(self._io, self, self._root))
+                _t_records = HudiLog.AvroRecord(self._io, self, self._root)
+                try:
+                    _t_records._read()
+                finally:
+                    self.records.append(_t_records)
 
             self._dirty = False
 
@@ -235,7 +241,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.AvroLong, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.groups = []
@@ -315,16 +320,17 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.AvroOptionalString, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.branch = HudiLog.AvroLong(self._io, self, self._root)
+            self.branch._read()
             _ = self.branch
             if not  ((_.value == 0) or (_.value == 1)) :
                 raise kaitaistruct.ValidationExprError(self.branch, self._io, u"/types/avro_optional_string/seq/0")
             if self.branch.value == 1:
                 pass
                 self.string = HudiLog.AvroBytes(self._io, self, self._root)
+                self.string._read()
 
             self._dirty = False
 
@@ -382,7 +388,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.AvroRecord, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.len_datum = self._io.read_s4be()
@@ -421,7 +426,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.Block, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.magic = self._io.read_bytes(6)
@@ -442,6 +446,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             if self.format_version != 0:
                 pass
                 self.header = HudiLog.MetadataMap(self._io, self, self._root)
+                self.header._read()
 
             if self.format_version != 0:
                 pass
@@ -455,32 +460,38 @@ class HudiLog(ReadWriteKaitaiStruct):
                 self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
+                self.content._read()
             elif _on == int(HudiLog.BlockType.cdc_data_block):
                 pass
                 self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
+                self.content._read()
             elif _on == int(HudiLog.BlockType.delete_block):
                 pass
                 self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.DeleteContent(_io__raw_content, self, self._root)
+                self.content._read()
             elif _on == int(HudiLog.BlockType.hfile_data_block):
                 pass
                 self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.HfileContent(_io__raw_content, self, self._root)
+                self.content._read()
             elif _on == int(HudiLog.BlockType.parquet_data_block):
                 pass
                 self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.ParquetContent(_io__raw_content, self, self._root)
+                self.content._read()
             else:
                 pass
                 self.content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
             if self.format_version != 0:
                 pass
                 self.footer = HudiLog.MetadataMap(self._io, self, self._root)
+                self.footer._read()
 
             if self.format_version != 0:
                 pass
@@ -736,7 +747,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.DeleteContent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.content_version = self._io.read_s4be()
@@ -751,6 +761,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                 self._raw_payload = self._io.read_bytes(self.len_payload)
                 _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
                 self.payload = HudiLog.DeleteRecordList(_io__raw_payload, self, self._root)
+                self.payload._read()
             else:
                 pass
                 self.payload = self._io.read_bytes(self.len_payload)
@@ -815,12 +826,14 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.DeleteRecord, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.record_key = HudiLog.AvroOptionalString(self._io, self, self._root)
+            self.record_key._read()
             self.partition_path = HudiLog.AvroOptionalString(self._io, self, self._root)
+            self.partition_path._read()
             self.ordering_value = HudiLog.OrderingValue(self._io, self, self._root)
+            self.ordering_value._read()
             self._dirty = False
 
 
@@ -860,17 +873,22 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.DeleteRecordArrayBlock, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.count = HudiLog.AvroLong(self._io, self, self._root)
+            self.count._read()
             if self.count.value < 0:
                 pass
                 self.len_items = HudiLog.AvroLong(self._io, self, self._root)
+                self.len_items._read()
 
             self.items = []
             for i in range((-(self.count.value) if self.count.value < 0 else self.count.value)):
-                self.items.append(HudiLog.DeleteRecord(self._io, self, self._root))
+                _t_items = HudiLog.DeleteRecord(self._io, self, self._root)
+                try:
+                    _t_items._read()
+                finally:
+                    self.items.append(_t_items)
 
             self._dirty = False
 
@@ -937,14 +955,17 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.DeleteRecordList, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.array_blocks = []
             i = 0
             while True:
-                _ = HudiLog.DeleteRecordArrayBlock(self._io, self, self._root)
-                self.array_blocks.append(_)
+                _t_array_blocks = HudiLog.DeleteRecordArrayBlock(self._io, self, self._root)
+                try:
+                    _t_array_blocks._read()
+                finally:
+                    _ = _t_array_blocks
+                    self.array_blocks.append(_)
                 if _.count.value == 0:
                     break
                 i += 1
@@ -994,13 +1015,13 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.HfileContent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.blocks = self._io.read_bytes(self._io.size() - 4096)
             self._raw_trailer = self._io.read_bytes(4096)
             _io__raw_trailer = KaitaiStream(BytesIO(self._raw_trailer))
             self.trailer = HudiLog.HfileTrailer(_io__raw_trailer, self, self._root)
+            self.trailer._read()
             self._dirty = False
 
 
@@ -1041,7 +1062,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.HfileTrailer, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.magic = self._io.read_bytes(8)
@@ -1107,7 +1127,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.MetadataEntry, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.key = KaitaiStream.resolve_enum(HudiLog.HeaderKey, self._io.read_s4be())
@@ -1152,7 +1171,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.MetadataMap, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.num_entries = self._io.read_s4be()
@@ -1160,7 +1178,11 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ValidationLessThanError(0, self.num_entries, self._io, u"/types/metadata_map/seq/0")
             self.entries = []
             for i in range(self.num_entries):
-                self.entries.append(HudiLog.MetadataEntry(self._io, self, self._root))
+                _t_entries = HudiLog.MetadataEntry(self._io, self, self._root)
+                try:
+                    _t_entries._read()
+                finally:
+                    self.entries.append(_t_entries)
 
             self._dirty = False
 
@@ -1222,10 +1244,10 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.OrderingValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.branch = HudiLog.AvroLong(self._io, self, self._root)
+            self.branch._read()
             if self.branch.value != 0:
                 pass
                 _on = self.branch.value
@@ -1235,18 +1257,23 @@ class HudiLog(ReadWriteKaitaiStruct):
                 elif _on == 10:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 11:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 12:
                     pass
                     self.value = HudiLog.OrderingValueArray(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 2:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 3:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 4:
                     pass
                     self.value = self._io.read_f4le()
@@ -1256,15 +1283,19 @@ class HudiLog(ReadWriteKaitaiStruct):
                 elif _on == 6:
                     pass
                     self.value = HudiLog.AvroBytes(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 7:
                     pass
                     self.value = HudiLog.AvroBytes(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 8:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
                 elif _on == 9:
                     pass
                     self.value = HudiLog.AvroBytes(self._io, self, self._root)
+                    self.value._read()
 
             self._dirty = False
 
@@ -1445,14 +1476,17 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.OrderingValueArray, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.array_blocks = []
             i = 0
             while True:
-                _ = HudiLog.OrderingValueArrayBlock(self._io, self, self._root)
-                self.array_blocks.append(_)
+                _t_array_blocks = HudiLog.OrderingValueArrayBlock(self._io, self, self._root)
+                try:
+                    _t_array_blocks._read()
+                finally:
+                    _ = _t_array_blocks
+                    self.array_blocks.append(_)
                 if _.count.value == 0:
                     break
                 i += 1
@@ -1497,17 +1531,22 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.OrderingValueArrayBlock, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.count = HudiLog.AvroLong(self._io, self, self._root)
+            self.count._read()
             if self.count.value < 0:
                 pass
                 self.len_items = HudiLog.AvroLong(self._io, self, self._root)
+                self.len_items._read()
 
             self.items = []
             for i in range((-(self.count.value) if self.count.value < 0 else self.count.value)):
-                self.items.append(HudiLog.OrderingValue(self._io, self, self._root))
+                _t_items = HudiLog.OrderingValue(self._io, self, self._root)
+                try:
+                    _t_items._read()
+                finally:
+                    self.items.append(_t_items)
 
             self._dirty = False
 
@@ -1573,7 +1612,6 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.ParquetContent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self._read()
 
         def _read(self):
             self.magic = self._io.read_bytes(4)

@@ -26,9 +26,11 @@ const OUT = path.join(ROOT, "generated");
 const COMPILER_VERSION = "0.11.0";
 const COMPILER_SHA256 = "c9aacee51040be0977299210fc2624e6bbf2a51770b3dca579accbbaa84ba353";
 // The only place compile() builds its RuntimeConfig: (autoRead, readStoresPos, opaqueTypes,
-// zeroCopySubstream, readWrite, ...). We set readWrite (the 5th argument) to true.
+// zeroCopySubstream, readWrite, ...). We set readWrite (5th) to true and autoRead (1st) to false,
+// as the JVM compiler's --read-write does: objects are built empty for writing, and parsing
+// calls _read() explicitly.
 const CONFIG_READ_ONLY = "new $c_Lio_kaitai_struct_RuntimeConfig((!debug), debug, false, true, false,";
-const CONFIG_READ_WRITE = "new $c_Lio_kaitai_struct_RuntimeConfig((!debug), debug, false, true, true,";
+const CONFIG_READ_WRITE = "new $c_Lio_kaitai_struct_RuntimeConfig(false, debug, false, true, true,";
 
 function loadCompiler(readWrite) {
   const pkgDir = path.dirname(require.resolve("kaitai-struct-compiler/package.json"));

@@ -1,0 +1,195 @@
+"""The bridge to the codec generated from spec/hudi_log.ksy: enums, constants and the serializer.
+
+Every enum and constant of the format comes from the generated module, so the grammar stays the
+one place where the format is written down. Bytes are produced only by the generated serializer.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import kaitaistruct
+from kaitaistruct import BytesIO, KaitaiStream
+
+from hudi_log_generated.hudi_log import HudiLog
+
+BlockType = HudiLog.BlockType
+HeaderKey = HudiLog.HeaderKey
+CommandBlockType = HudiLog.CommandBlockType
+OrderingKind = HudiLog.OrderingKind
+
+#: the format version every Hudi release since 0.4.1 writes
+CURRENT_FORMAT_VERSION = 1
+
+DATA_BLOCK_TYPES = frozenset(
+    {BlockType.avro_data_block, BlockType.hfile_data_block, BlockType.parquet_data_block, BlockType.cdc_data_block}
+)
+RECORD_BLOCK_TYPES = frozenset({BlockType.avro_data_block, BlockType.cdc_data_block})
+
+# Content types by block type, as the .ksy's `content` switch has them.
+_CONTENT_CLASS = {
+    BlockType.avro_data_block: HudiLog.AvroDataContent,
+    BlockType.cdc_data_block: HudiLog.AvroDataContent,
+    BlockType.delete_block: HudiLog.DeleteContent,
+    BlockType.hfile_data_block: HudiLog.HfileContent,
+    BlockType.parquet_data_block: HudiLog.ParquetContent,
+}
+
+
+def _grammar_magic() -> bytes:
+    # The magic is written once, as `contents` in the .ksy; the generated check carries it.
+    probe = HudiLog.Block()
+    probe.magic = b"\x00" * 6
+    try:
+        probe._check()
+    except kaitaistruct.ValidationNotEqualError as e:
+        return bytes(e.expected)
+    raise AssertionError("generated grammar lost its magic check")
+
+
+MAGIC: bytes = _grammar_magic()
+#: bytes a block takes on disk besides its block_size bytes: magic + the block size field
+FRAME_PREFIX = len(MAGIC) + 8
+#: block_size counts the reverse pointer; the reverse pointer is block_size + this
+REVERSE_POINTER_BIAS = len(MAGIC)
+
+
+def header_key_name(key: HeaderKey) -> str:
+    """Hudi's enum name for a header key, e.g. "INSTANT_TIME"."""
+    return key.name.upper()
+
+
+def block_type_name(block_type: BlockType | None) -> str:
+    """Hudi's enum name for a block type, e.g. "AVRO_DATA_BLOCK" (format version 0 has none)."""
+    return block_type.name.upper() if block_type is not None else "LEGACY_V0_BLOCK"
+
+
+def header_key(name: str | HeaderKey) -> HeaderKey:
+    if isinstance(name, HeaderKey):
+        return name
+    try:
+        return HeaderKey[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown header key {name!r}; known: {[header_key_name(k) for k in HeaderKey]}") from None
+
+
+def block_type(name: str | BlockType) -> BlockType:
+    if isinstance(name, BlockType):
+        return name
+    try:
+        return BlockType[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown block type {name!r}; known: {[block_type_name(t) for t in BlockType]}") from None
+
+
+def parse(cls, data: bytes, parent=None, root=None):
+    """Parse ``data`` as one generated type (the codec is generated without auto-read)."""
+    obj = cls(KaitaiStream(BytesIO(data)), parent, root)
+    obj._read()
+    return obj
+
+
+def parse_from(cls, io: KaitaiStream, parent=None, root=None):
+    """Parse one generated type at the current position of ``io``."""
+    obj = cls(io, parent, root)
+    obj._read()
+    return obj
+
+
+def _check_tree(obj) -> None:
+    # The generated _check() covers one object's own fields; every newly built child needs its
+    # own. Parsed objects are clean (_dirty is False) and are not walked.
+    if not getattr(obj, "_dirty", True):
+        return
+    obj._check()
+    for name, value in vars(obj).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, kaitaistruct.ReadWriteKaitaiStruct):
+            _check_tree(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, kaitaistruct.ReadWriteKaitaiStruct):
+                    _check_tree(item)
+
+
+def write(obj, size: int) -> bytes:
+    """Serialize a generated object whose size is known, after the grammar's consistency checks."""
+    _check_tree(obj)
+    io = KaitaiStream(BytesIO(bytearray(size)))
+    obj._write(io)
+    return io.to_byte_array()
+
+
+def metadata_map(entries: Sequence[tuple[HeaderKey, str]], parent=None, root=None) -> tuple[HudiLog.MetadataMap, int]:
+    """A header/footer map in the given entry order, and its size in bytes."""
+    m = HudiLog.MetadataMap(None, parent, root)
+    m.num_entries = len(entries)
+    m.entries = []
+    size = 4
+    for key, value in entries:
+        e = HudiLog.MetadataEntry(None, m, root)
+        e.key = key
+        e.value = value
+        e.value_length = len(value.encode("utf-8"))
+        m.entries.append(e)
+        size += 8 + e.value_length
+    return m, size
+
+
+def avro_data_content(content_version: int, datums: Iterable[bytes]) -> bytes:
+    """Content of an Avro data / CDC block holding the given Avro binary records."""
+    c = HudiLog.AvroDataContent(None, None, None)
+    c.content_version = content_version
+    c.records = []
+    size = 8
+    for datum in datums:
+        r = HudiLog.AvroRecord(None, c, None)
+        r.datum = datum
+        r.len_datum = len(datum)
+        c.records.append(r)
+        size += 4 + r.len_datum
+    c.record_count = len(c.records)
+    return write(c, size)
+
+
+def delete_content(content_version: int, payload: bytes) -> bytes:
+    """Content of a delete block around an (already encoded) payload, checked against the grammar."""
+    c = HudiLog.DeleteContent(None, None, None)
+    c.content_version = content_version
+    c.len_payload = len(payload)
+    if content_version == 3:
+        c.payload = parse(HudiLog.DeleteRecordList, payload, c, None)
+    else:
+        c.payload = payload
+    return write(c, 8 + len(payload))
+
+
+def serialize_block(
+    format_version: int,
+    block_type_: BlockType | None,
+    header: Sequence[tuple[HeaderKey, str]],
+    content: bytes,
+    footer: Sequence[tuple[HeaderKey, str]] = (),
+) -> bytes:
+    """The on-disk bytes of one block, produced by the generated serializer.
+
+    ``content`` is the block's content bytes; for typed block types they are parsed with the
+    grammar's content type first, so a block whose content breaks its layout cannot be written.
+    """
+    b = HudiLog.Block(None, None, None)
+    b.magic = MAGIC
+    b.format_version = format_version
+    if format_version == 0:
+        b.block_size = len(content)
+        b.content = content
+        return write(b, FRAME_PREFIX + 4 + len(content))
+    b.block_type = block_type_
+    b.header, header_size = metadata_map(header, b, None)
+    b.footer, footer_size = metadata_map(footer, b, None)
+    b.content_length = len(content)
+    cls = _CONTENT_CLASS.get(block_type_)
+    b.content = parse(cls, content, b, None) if cls is not None else content
+    b.block_size = 4 + 4 + header_size + 8 + len(content) + footer_size + 8
+    b.reverse_pointer = b.block_size + REVERSE_POINTER_BIAS
+    return write(b, FRAME_PREFIX + b.block_size)
