@@ -74,6 +74,7 @@ class HudiLog(ReadWriteKaitaiStruct):
         time_micros = 10
         timestamp_micros = 11
         array = 12
+        local_date = 13
     def __init__(self, _io=None, _parent=None, _root=None):
         super(HudiLog, self).__init__(_io)
         self._parent = _parent
@@ -122,6 +123,89 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ConsistencyError(u"blocks", self, self.blocks[i]._parent)
 
         self._dirty = False
+
+    class ArrayWrapper(ReadWriteKaitaiStruct):
+        """ArrayWrapper {wrappedValues: ["null", array<ordering value>]}, the ordering values of
+        several ordering fields (Hudi 1.1).
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.ArrayWrapper, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+
+        def _read(self):
+            self.branch = HudiLog.AvroLong(self._io, self, self._root)
+            self.branch._read()
+            _ = self.branch
+            if not  ((_.value == 0) or (_.value == 1)) :
+                raise kaitaistruct.ValidationExprError(self.branch, self._io, u"/types/array_wrapper/seq/0")
+            if self.branch.value == 1:
+                pass
+                self.array_blocks = []
+                i = 0
+                while True:
+                    _t_array_blocks = HudiLog.OrderingValueArrayBlock(self._io, self, self._root)
+                    try:
+                        _t_array_blocks._read()
+                    finally:
+                        _ = _t_array_blocks
+                        self.array_blocks.append(_)
+                    if _.count.value == 0:
+                        break
+                    i += 1
+
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            self.branch._fetch_instances()
+            if self.branch.value == 1:
+                pass
+                for i in range(len(self.array_blocks)):
+                    pass
+                    self.array_blocks[i]._fetch_instances()
+
+
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.ArrayWrapper, self)._write__seq(io)
+            self.branch._write__seq(self._io)
+            if self.branch.value == 1:
+                pass
+                for i in range(len(self.array_blocks)):
+                    pass
+                    self.array_blocks[i]._write__seq(self._io)
+
+
+
+
+        def _check(self):
+            if self.branch._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"branch", self._root, self.branch._root)
+            if self.branch._parent != self:
+                raise kaitaistruct.ConsistencyError(u"branch", self, self.branch._parent)
+            _ = self.branch
+            if not  ((_.value == 0) or (_.value == 1)) :
+                raise kaitaistruct.ValidationExprError(self.branch, None, u"/types/array_wrapper/seq/0")
+            if self.branch.value == 1:
+                pass
+                if len(self.array_blocks) == 0:
+                    raise kaitaistruct.ConsistencyError(u"array_blocks", 0, len(self.array_blocks))
+                for i in range(len(self.array_blocks)):
+                    pass
+                    if self.array_blocks[i]._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"array_blocks", self._root, self.array_blocks[i]._root)
+                    if self.array_blocks[i]._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"array_blocks", self, self.array_blocks[i]._parent)
+                    _ = self.array_blocks[i]
+                    if (_.count.value == 0) != (i == len(self.array_blocks) - 1):
+                        raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.count.value == 0)
+
+
+            self._dirty = False
+
 
     class AvroBytes(ReadWriteKaitaiStruct):
         """Avro bytes or string, its length as an Avro long, then the bytes."""
@@ -832,7 +916,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.record_key._read()
             self.partition_path = HudiLog.AvroOptionalString(self._io, self, self._root)
             self.partition_path._read()
-            self.ordering_value = HudiLog.OrderingValue(self._io, self, self._root)
+            self.ordering_value = HudiLog.OrderingValue(False, self._io, self, self._root)
             self.ordering_value._read()
             self._dirty = False
 
@@ -864,6 +948,8 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ConsistencyError(u"ordering_value", self._root, self.ordering_value._root)
             if self.ordering_value._parent != self:
                 raise kaitaistruct.ConsistencyError(u"ordering_value", self, self.ordering_value._parent)
+            if self.ordering_value.in_array != False:
+                raise kaitaistruct.ConsistencyError(u"ordering_value", False, self.ordering_value.in_array)
             self._dirty = False
 
 
@@ -1235,66 +1321,75 @@ class HudiLog(ReadWriteKaitaiStruct):
         BytesWrapper, StringWrapper, DateWrapper, DecimalWrapper, TimeMicrosWrapper,
         TimestampMicrosWrapper, ArrayWrapper]. Each wrapper is a record with the single field
         `value`, so it encodes as that value alone. Deletes without an ordering value carry
-        IntWrapper(0).
+        IntWrapper(0). Inside an ArrayWrapper the union is the same except that branch 12 is
+        LocalDateWrapper (an int), so arrays do not nest.
         
         .. seealso::
-           Source - https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/avro/HoodieMetadata.avsc
+           Source - https://github.com/apache/hudi/blob/release-1.1.0/hudi-common/src/main/avro/HoodieMetadata.avsc
         """
-        def __init__(self, _io=None, _parent=None, _root=None):
+        def __init__(self, in_array, _io=None, _parent=None, _root=None):
             super(HudiLog.OrderingValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
+            self.in_array = in_array
 
         def _read(self):
             self.branch = HudiLog.AvroLong(self._io, self, self._root)
             self.branch._read()
+            _ = self.branch
+            if not  ((_.value >= 0) and (_.value <= 12)) :
+                raise kaitaistruct.ValidationExprError(self.branch, self._io, u"/types/ordering_value/seq/0")
             if self.branch.value != 0:
                 pass
-                _on = self.branch.value
-                if _on == 1:
+                _on = self.kind
+                if _on == HudiLog.OrderingKind.array:
+                    pass
+                    self.value = HudiLog.ArrayWrapper(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.boolean:
                     pass
                     self.value = self._io.read_u1()
-                elif _on == 10:
+                elif _on == HudiLog.OrderingKind.bytes:
+                    pass
+                    self.value = HudiLog.AvroBytes(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.date:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
                     self.value._read()
-                elif _on == 11:
+                elif _on == HudiLog.OrderingKind.decimal:
                     pass
-                    self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value = HudiLog.AvroBytes(self._io, self, self._root)
                     self.value._read()
-                elif _on == 12:
-                    pass
-                    self.value = HudiLog.OrderingValueArray(self._io, self, self._root)
-                    self.value._read()
-                elif _on == 2:
-                    pass
-                    self.value = HudiLog.AvroLong(self._io, self, self._root)
-                    self.value._read()
-                elif _on == 3:
-                    pass
-                    self.value = HudiLog.AvroLong(self._io, self, self._root)
-                    self.value._read()
-                elif _on == 4:
-                    pass
-                    self.value = self._io.read_f4le()
-                elif _on == 5:
+                elif _on == HudiLog.OrderingKind.double:
                     pass
                     self.value = self._io.read_f8le()
-                elif _on == 6:
+                elif _on == HudiLog.OrderingKind.float:
                     pass
-                    self.value = HudiLog.AvroBytes(self._io, self, self._root)
-                    self.value._read()
-                elif _on == 7:
-                    pass
-                    self.value = HudiLog.AvroBytes(self._io, self, self._root)
-                    self.value._read()
-                elif _on == 8:
+                    self.value = self._io.read_f4le()
+                elif _on == HudiLog.OrderingKind.int:
                     pass
                     self.value = HudiLog.AvroLong(self._io, self, self._root)
                     self.value._read()
-                elif _on == 9:
+                elif _on == HudiLog.OrderingKind.local_date:
+                    pass
+                    self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.long:
+                    pass
+                    self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.string:
                     pass
                     self.value = HudiLog.AvroBytes(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.time_micros:
+                    pass
+                    self.value = HudiLog.AvroLong(self._io, self, self._root)
+                    self.value._read()
+                elif _on == HudiLog.OrderingKind.timestamp_micros:
+                    pass
+                    self.value = HudiLog.AvroLong(self._io, self, self._root)
                     self.value._read()
 
             self._dirty = False
@@ -1305,38 +1400,41 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.branch._fetch_instances()
             if self.branch.value != 0:
                 pass
-                _on = self.branch.value
-                if _on == 1:
-                    pass
-                elif _on == 10:
+                _on = self.kind
+                if _on == HudiLog.OrderingKind.array:
                     pass
                     self.value._fetch_instances()
-                elif _on == 11:
+                elif _on == HudiLog.OrderingKind.boolean:
+                    pass
+                elif _on == HudiLog.OrderingKind.bytes:
                     pass
                     self.value._fetch_instances()
-                elif _on == 12:
+                elif _on == HudiLog.OrderingKind.date:
                     pass
                     self.value._fetch_instances()
-                elif _on == 2:
+                elif _on == HudiLog.OrderingKind.decimal:
                     pass
                     self.value._fetch_instances()
-                elif _on == 3:
+                elif _on == HudiLog.OrderingKind.double:
+                    pass
+                elif _on == HudiLog.OrderingKind.float:
+                    pass
+                elif _on == HudiLog.OrderingKind.int:
                     pass
                     self.value._fetch_instances()
-                elif _on == 4:
-                    pass
-                elif _on == 5:
-                    pass
-                elif _on == 6:
+                elif _on == HudiLog.OrderingKind.local_date:
                     pass
                     self.value._fetch_instances()
-                elif _on == 7:
+                elif _on == HudiLog.OrderingKind.long:
                     pass
                     self.value._fetch_instances()
-                elif _on == 8:
+                elif _on == HudiLog.OrderingKind.string:
                     pass
                     self.value._fetch_instances()
-                elif _on == 9:
+                elif _on == HudiLog.OrderingKind.time_micros:
+                    pass
+                    self.value._fetch_instances()
+                elif _on == HudiLog.OrderingKind.timestamp_micros:
                     pass
                     self.value._fetch_instances()
 
@@ -1347,41 +1445,44 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.branch._write__seq(self._io)
             if self.branch.value != 0:
                 pass
-                _on = self.branch.value
-                if _on == 1:
+                _on = self.kind
+                if _on == HudiLog.OrderingKind.array:
+                    pass
+                    self.value._write__seq(self._io)
+                elif _on == HudiLog.OrderingKind.boolean:
                     pass
                     self._io.write_u1(self.value)
-                elif _on == 10:
+                elif _on == HudiLog.OrderingKind.bytes:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 11:
+                elif _on == HudiLog.OrderingKind.date:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 12:
+                elif _on == HudiLog.OrderingKind.decimal:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 2:
-                    pass
-                    self.value._write__seq(self._io)
-                elif _on == 3:
-                    pass
-                    self.value._write__seq(self._io)
-                elif _on == 4:
-                    pass
-                    self._io.write_f4le(self.value)
-                elif _on == 5:
+                elif _on == HudiLog.OrderingKind.double:
                     pass
                     self._io.write_f8le(self.value)
-                elif _on == 6:
+                elif _on == HudiLog.OrderingKind.float:
+                    pass
+                    self._io.write_f4le(self.value)
+                elif _on == HudiLog.OrderingKind.int:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 7:
+                elif _on == HudiLog.OrderingKind.local_date:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 8:
+                elif _on == HudiLog.OrderingKind.long:
                     pass
                     self.value._write__seq(self._io)
-                elif _on == 9:
+                elif _on == HudiLog.OrderingKind.string:
+                    pass
+                    self.value._write__seq(self._io)
+                elif _on == HudiLog.OrderingKind.time_micros:
+                    pass
+                    self.value._write__seq(self._io)
+                elif _on == HudiLog.OrderingKind.timestamp_micros:
                     pass
                     self.value._write__seq(self._io)
 
@@ -1392,64 +1493,73 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ConsistencyError(u"branch", self._root, self.branch._root)
             if self.branch._parent != self:
                 raise kaitaistruct.ConsistencyError(u"branch", self, self.branch._parent)
+            _ = self.branch
+            if not  ((_.value >= 0) and (_.value <= 12)) :
+                raise kaitaistruct.ValidationExprError(self.branch, None, u"/types/ordering_value/seq/0")
             if self.branch.value != 0:
                 pass
-                _on = self.branch.value
-                if _on == 1:
-                    pass
-                elif _on == 10:
+                _on = self.kind
+                if _on == HudiLog.OrderingKind.array:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 11:
+                elif _on == HudiLog.OrderingKind.boolean:
+                    pass
+                elif _on == HudiLog.OrderingKind.bytes:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 12:
+                elif _on == HudiLog.OrderingKind.date:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 2:
+                elif _on == HudiLog.OrderingKind.decimal:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 3:
+                elif _on == HudiLog.OrderingKind.double:
+                    pass
+                elif _on == HudiLog.OrderingKind.float:
+                    pass
+                elif _on == HudiLog.OrderingKind.int:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 4:
-                    pass
-                elif _on == 5:
-                    pass
-                elif _on == 6:
+                elif _on == HudiLog.OrderingKind.local_date:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 7:
+                elif _on == HudiLog.OrderingKind.long:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 8:
+                elif _on == HudiLog.OrderingKind.string:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
                     if self.value._parent != self:
                         raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
-                elif _on == 9:
+                elif _on == HudiLog.OrderingKind.time_micros:
+                    pass
+                    if self.value._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
+                    if self.value._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"value", self, self.value._parent)
+                elif _on == HudiLog.OrderingKind.timestamp_micros:
                     pass
                     if self.value._root != self._root:
                         raise kaitaistruct.ConsistencyError(u"value", self._root, self.value._root)
@@ -1464,66 +1574,11 @@ class HudiLog(ReadWriteKaitaiStruct):
             if hasattr(self, '_m_kind'):
                 return self._m_kind
 
-            self._m_kind = KaitaiStream.resolve_enum(HudiLog.OrderingKind, self.branch.value)
+            self._m_kind = KaitaiStream.resolve_enum(HudiLog.OrderingKind, (13 if  ((self.in_array) and (self.branch.value == 12))  else self.branch.value))
             return getattr(self, '_m_kind', None)
 
         def _invalidate_kind(self):
             del self._m_kind
-
-    class OrderingValueArray(ReadWriteKaitaiStruct):
-        """ArrayWrapper's values (several ordering fields): an Avro array of ordering values."""
-        def __init__(self, _io=None, _parent=None, _root=None):
-            super(HudiLog.OrderingValueArray, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-
-        def _read(self):
-            self.array_blocks = []
-            i = 0
-            while True:
-                _t_array_blocks = HudiLog.OrderingValueArrayBlock(self._io, self, self._root)
-                try:
-                    _t_array_blocks._read()
-                finally:
-                    _ = _t_array_blocks
-                    self.array_blocks.append(_)
-                if _.count.value == 0:
-                    break
-                i += 1
-            self._dirty = False
-
-
-        def _fetch_instances(self):
-            pass
-            for i in range(len(self.array_blocks)):
-                pass
-                self.array_blocks[i]._fetch_instances()
-
-
-
-        def _write__seq(self, io=None):
-            super(HudiLog.OrderingValueArray, self)._write__seq(io)
-            for i in range(len(self.array_blocks)):
-                pass
-                self.array_blocks[i]._write__seq(self._io)
-
-
-
-        def _check(self):
-            if len(self.array_blocks) == 0:
-                raise kaitaistruct.ConsistencyError(u"array_blocks", 0, len(self.array_blocks))
-            for i in range(len(self.array_blocks)):
-                pass
-                if self.array_blocks[i]._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"array_blocks", self._root, self.array_blocks[i]._root)
-                if self.array_blocks[i]._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"array_blocks", self, self.array_blocks[i]._parent)
-                _ = self.array_blocks[i]
-                if (_.count.value == 0) != (i == len(self.array_blocks) - 1):
-                    raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.count.value == 0)
-
-            self._dirty = False
-
 
     class OrderingValueArrayBlock(ReadWriteKaitaiStruct):
         """One block of an Avro array of ordering values."""
@@ -1542,7 +1597,7 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             self.items = []
             for i in range((-(self.count.value) if self.count.value < 0 else self.count.value)):
-                _t_items = HudiLog.OrderingValue(self._io, self, self._root)
+                _t_items = HudiLog.OrderingValue(True, self._io, self, self._root)
                 try:
                     _t_items._read()
                 finally:
@@ -1597,6 +1652,8 @@ class HudiLog(ReadWriteKaitaiStruct):
                     raise kaitaistruct.ConsistencyError(u"items", self._root, self.items[i]._root)
                 if self.items[i]._parent != self:
                     raise kaitaistruct.ConsistencyError(u"items", self, self.items[i]._parent)
+                if self.items[i].in_array != True:
+                    raise kaitaistruct.ConsistencyError(u"items", True, self.items[i].in_array)
 
             self._dirty = False
 

@@ -269,7 +269,7 @@ types:
         type: avro_optional_string
         doc: The partition path, union ["null", "string"].
       - id: ordering_value
-        type: ordering_value
+        type: ordering_value(false)
         doc: The ordering (precombine) value of the delete, a union of wrapper records.
 
   ordering_value:
@@ -278,47 +278,63 @@ types:
       BytesWrapper, StringWrapper, DateWrapper, DecimalWrapper, TimeMicrosWrapper,
       TimestampMicrosWrapper, ArrayWrapper]. Each wrapper is a record with the single field
       `value`, so it encodes as that value alone. Deletes without an ordering value carry
-      IntWrapper(0).
-    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/avro/HoodieMetadata.avsc
+      IntWrapper(0). Inside an ArrayWrapper the union is the same except that branch 12 is
+      LocalDateWrapper (an int), so arrays do not nest.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.1.0/hudi-common/src/main/avro/HoodieMetadata.avsc
     -webide-representation: '{kind}'
+    params:
+      - id: in_array
+        type: bool
+        doc: True for the items of an ArrayWrapper, where branch 12 means LocalDateWrapper.
     seq:
       - id: branch
         type: avro_long
+        valid:
+          expr: _.value >= 0 and _.value <= 12
         doc: Union branch index, as an Avro long.
       - id: value
         type:
-          switch-on: branch.value
+          switch-on: kind
           cases:
-            1: u1
-            2: avro_long
-            3: avro_long
-            4: f4le
-            5: f8le
-            6: avro_bytes
-            7: avro_bytes
-            8: avro_long
-            9: avro_bytes
-            10: avro_long
-            11: avro_long
-            12: ordering_value_array
+            ordering_kind::boolean: u1
+            ordering_kind::int: avro_long
+            ordering_kind::long: avro_long
+            ordering_kind::float: f4le
+            ordering_kind::double: f8le
+            ordering_kind::bytes: avro_bytes
+            ordering_kind::string: avro_bytes
+            ordering_kind::date: avro_long
+            ordering_kind::decimal: avro_bytes
+            ordering_kind::time_micros: avro_long
+            ordering_kind::timestamp_micros: avro_long
+            ordering_kind::array: array_wrapper
+            ordering_kind::local_date: avro_long
         if: branch.value != 0
         doc: |
-          The wrapped value: boolean (1 byte), int / long / date (epoch day) / time-micros /
-          timestamp-micros (Avro long), float (4 bytes LE), double (8 bytes LE), bytes / string /
-          decimal(30, 15) (Avro length-prefixed bytes), or an array of ordering values.
+          The wrapped value: boolean (1 byte), int / long / date and local date (epoch day) /
+          time-micros / timestamp-micros (Avro long), float (4 bytes LE), double (8 bytes LE),
+          bytes / string / decimal(30, 15) (Avro length-prefixed bytes), or an ArrayWrapper.
     instances:
       kind:
-        value: branch.value
+        value: 'in_array and branch.value == 12 ? 13 : branch.value'
         enum: ordering_kind
         doc: The wrapper type, named.
 
-  ordering_value_array:
-    doc: "ArrayWrapper's values (several ordering fields): an Avro array of ordering values."
+  array_wrapper:
+    doc: |
+      ArrayWrapper {wrappedValues: ["null", array<ordering value>]}, the ordering values of
+      several ordering fields (Hudi 1.1).
     seq:
+      - id: branch
+        type: avro_long
+        valid:
+          expr: _.value == 0 or _.value == 1
+        doc: Union branch index of wrappedValues, as an Avro long (0 = null, 1 = array).
       - id: array_blocks
         type: ordering_value_array_block
         repeat: until
         repeat-until: _.count.value == 0
+        if: branch.value == 1
         doc: The array's blocks; the last one has count 0 and no items.
 
   ordering_value_array_block:
@@ -332,7 +348,7 @@ types:
         if: count.value < 0
         doc: Size of the items of this block, in bytes (present only when count is negative).
       - id: items
-        type: ordering_value
+        type: ordering_value(true)
         repeat: expr
         repeat-expr: 'count.value < 0 ? -count.value : count.value'
         doc: The items, |count| of them.
@@ -524,3 +540,6 @@ enums:
     10: time_micros
     11: timestamp_micros
     12: array
+    13:
+      id: local_date
+      doc: LocalDateWrapper, only inside an ArrayWrapper (where it is union branch 12).

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine for hudi-log: a Python venv with the package and its test tools, and the
+# pinned npm packages (Kaitai Struct compiler and runtime) used to regenerate and check generated/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'
+npm ci --no-audit --no-fund --loglevel=error
