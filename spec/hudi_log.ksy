@@ -40,8 +40,12 @@ seq:
 types:
   block:
     doc: |
-      One log block. On disk it takes block_size + 14 bytes: the 6-byte magic, the 8-byte block
-      size, and block_size bytes that end with the reverse pointer.
+      One log block. On disk a format-version-1 block takes block_size + 14 bytes: the 6-byte
+      magic, the 8-byte block size, and block_size bytes that end with the reverse pointer.
+      A format-version-0 block takes block_size + 18: its content (block_size bytes, as Hudi's
+      reader takes it) follows the 4-byte version. Readers also check that the fields between
+      the block size and the reverse pointer add up to block_size (Hudi finds the reverse
+      pointer block_size bytes after the size field); this grammar checks the two ends agree.
     doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
     -webide-representation: '{block_type} @ {instant_time} ({record_count} records)'
     seq:
