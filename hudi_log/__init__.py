@@ -13,10 +13,11 @@ from .errors import (
 )
 from .grammar import BlockType, CommandBlockType, HeaderKey
 from .reader import open_log, read_reverse
+from .table import HudiTable, read_table
 from .writer import write_blocks
 
 __all__ = [
     "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "HeaderKey", "HudiLogError",
     "LogBlock", "LogFileNameError", "LogFormatError", "NotALogFileError", "ReverseReadError",
-    "TruncatedLogError", "open_log", "read_reverse", "write_blocks",
+    "TruncatedLogError", "HudiTable", "open_log", "read_reverse", "read_table", "write_blocks",
 ]

@@ -208,5 +208,14 @@ def salvage(file: str, output: str) -> None:
     click.echo(f"{output}: kept {kept} intact block(s), dropped {dropped} damaged span(s)")
 
 
+def _register() -> None:
+    from .cli_table import read_cmd, table_cmd
+
+    main.add_command(table_cmd, "table")
+    main.add_command(read_cmd, "read")
+
+
+_register()
+
 if __name__ == "__main__":
     main()

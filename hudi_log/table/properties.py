@@ -1,0 +1,299 @@
+"""``.hoodie/hoodie.properties``: the table's configuration.
+
+Facts (Apache Hudi ``HoodieTableConfig``):
+
+* The file is a Java properties file (``#``/``!`` comments, ``key=value`` or ``key:value``, backslash
+  escapes such as ``\\:``, line continuations). Every key is kept.
+* ``hoodie.table.checksum`` is the CRC32 of the UTF-8 bytes of ``"{database}.{table}"`` where
+  ``database`` is ``hoodie.database.name`` (empty when absent) and ``table`` is ``hoodie.table.name``.
+  Hudi checks it when the key is present and falls back to ``hoodie.properties.backup`` when the main
+  file is missing or fails the check; so do we.
+* Table versions read here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import HudiLogError
+
+SUPPORTED_TABLE_VERSIONS = (6, 8, 9)
+PROPERTIES_FILE = "hoodie.properties"
+BACKUP_FILE = "hoodie.properties.backup"
+
+
+class TableError(HudiLogError):
+    """Something about a Hudi table (not a single log file) is wrong; ``path`` names the file."""
+
+    def __init__(self, path, message: str):
+        self.path = str(path)
+        self.message = message
+        super().__init__(f"{self.path}: {message}")
+
+
+class NotAHudiTableError(TableError):
+    """The path has no ``.hoodie`` folder."""
+
+
+class TablePropertiesError(TableError):
+    """``hoodie.properties`` is missing, unreadable, incomplete or fails its checksum."""
+
+
+class UnsupportedTableVersionError(TableError):
+    """``hoodie.table.version`` is not one this reader knows (6, 8, 9)."""
+
+
+def parse_java_properties(text: str) -> dict[str, str]:
+    """Parse Java ``.properties`` text (the subset Hudi writes plus continuations and escapes)."""
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].lstrip()
+        i += 1
+        if not line or line[0] in "#!":
+            continue
+        # join continuation lines: an odd number of trailing backslashes
+        while _continues(line) and i < len(lines):
+            line = line[:-1] + lines[i].lstrip()
+            i += 1
+        key_chars: list[str] = []
+        j = 0
+        while j < len(line):
+            c = line[j]
+            if c == "\\" and j + 1 < len(line):
+                key_chars.append(line[j:j + 2])
+                j += 2
+                continue
+            if c in "=: \t\f":
+                break
+            key_chars.append(c)
+            j += 1
+        # skip separator: whitespace, then at most one of = or :, then whitespace
+        while j < len(line) and line[j] in " \t\f":
+            j += 1
+        if j < len(line) and line[j] in "=:":
+            j += 1
+        while j < len(line) and line[j] in " \t\f":
+            j += 1
+        out[_unescape("".join(key_chars))] = _unescape(line[j:])
+    return out
+
+
+def _continues(line: str) -> bool:
+    n = len(line) - len(line.rstrip("\\"))
+    return n % 2 == 1
+
+
+def _unescape(s: str) -> str:
+    if "\\" not in s:
+        return s
+    out = []
+    j = 0
+    while j < len(s):
+        c = s[j]
+        if c == "\\" and j + 1 < len(s):
+            n = s[j + 1]
+            if n == "u" and j + 6 <= len(s):
+                try:
+                    out.append(chr(int(s[j + 2:j + 6], 16)))
+                    j += 6
+                    continue
+                except ValueError:
+                    pass
+            out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(n, n))
+            j += 2
+        else:
+            out.append(c)
+            j += 1
+    return "".join(out)
+
+
+def table_checksum(props: Mapping[str, str]) -> int:
+    """Hudi's ``generateChecksum``: CRC32 of ``"{database}.{table}"``."""
+    name = props.get("hoodie.table.name")
+    if name is None:
+        raise KeyError("hoodie.table.name")
+    database = props.get("hoodie.database.name", "")
+    return zlib.crc32(f"{database}.{name}".encode("utf-8"))
+
+
+class TableProperties(Mapping):
+    """All keys of ``hoodie.properties`` plus typed accessors for the ones reading needs."""
+
+    def __init__(self, props: dict[str, str], path: Path):
+        self._props = dict(props)
+        self.path = Path(path)
+
+    # Mapping protocol: every key kept as written
+    def __getitem__(self, key: str) -> str:
+        return self._props[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._props)
+
+    def __len__(self) -> int:
+        return len(self._props)
+
+    def __repr__(self) -> str:
+        return f"TableProperties({self.name!r}, version={self.version}, type={self.table_type})"
+
+    @property
+    def name(self) -> str:
+        return self._props.get("hoodie.table.name", "")
+
+    @property
+    def database(self) -> str:
+        return self._props.get("hoodie.database.name", "")
+
+    @property
+    def version(self) -> int:
+        return int(self._props["hoodie.table.version"])
+
+    @property
+    def table_type(self) -> str:
+        return self._props.get("hoodie.table.type", "COPY_ON_WRITE").upper()
+
+    @property
+    def is_mor(self) -> bool:
+        return self.table_type == "MERGE_ON_READ"
+
+    @property
+    def timeline_layout_version(self) -> int:
+        v = self._props.get("hoodie.timeline.layout.version")
+        if v is not None:
+            return int(v)
+        return 2 if self.version >= 8 else 1
+
+    @property
+    def timeline_path(self) -> str:
+        """Folder of active instants relative to ``.hoodie`` ("" for layout 1)."""
+        if self.timeline_layout_version >= 2:
+            return self._props.get("hoodie.timeline.path", "timeline")
+        return ""
+
+    @property
+    def record_key_fields(self) -> list[str]:
+        return _split(self._props.get("hoodie.table.recordkey.fields", ""))
+
+    @property
+    def partition_fields(self) -> list[str]:
+        return _split(self._props.get("hoodie.table.partition.fields", ""))
+
+    @property
+    def ordering_fields(self) -> list[str]:
+        """``hoodie.table.ordering.fields`` (v9, may list several) or ``hoodie.table.precombine.field``."""
+        v = self._props.get("hoodie.table.ordering.fields") or self._props.get("hoodie.table.precombine.field", "")
+        return _split(v)
+
+    @property
+    def payload_class(self) -> str | None:
+        return self._props.get("hoodie.compaction.payload.class") or self._props.get("hoodie.table.payload.class")
+
+    @property
+    def merge_mode(self) -> str:
+        """``EVENT_TIME_ORDERING``, ``COMMIT_TIME_ORDERING`` or ``CUSTOM``.
+
+        v8+ store ``hoodie.record.merge.mode``. For v6 we infer it as Hudi's v6→v8 upgrade does: payload
+        ``OverwriteWithLatestAvroPayload`` ⇒ commit time, ``DefaultHoodieRecordPayload`` ⇒ event time;
+        no payload class ⇒ event time when an ordering field is set, else commit time.
+        """
+        mode = self._props.get("hoodie.record.merge.mode")
+        if mode:
+            return mode.upper()
+        payload = self.payload_class or ""
+        if payload.endswith("OverwriteWithLatestAvroPayload"):
+            return "COMMIT_TIME_ORDERING"
+        if payload.endswith("DefaultHoodieRecordPayload"):
+            return "EVENT_TIME_ORDERING"
+        return "EVENT_TIME_ORDERING" if self.ordering_fields else "COMMIT_TIME_ORDERING"
+
+    @property
+    def populate_meta_fields(self) -> bool:
+        return self._props.get("hoodie.populate.meta.fields", "true").lower() == "true"
+
+    @property
+    def hive_style_partitioning(self) -> bool:
+        return self._props.get("hoodie.datasource.write.hive_style_partitioning", "false").lower() == "true"
+
+    @property
+    def checksum(self) -> int | None:
+        v = self._props.get("hoodie.table.checksum")
+        return int(v) if v is not None else None
+
+    def checksum_ok(self) -> bool | None:
+        """True/False when a checksum is stored, None when there is none to check."""
+        if self.checksum is None:
+            return None
+        try:
+            return table_checksum(self._props) == self.checksum
+        except KeyError:
+            return False
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self._props)
+
+
+def _split(v: str) -> list[str]:
+    return [p.strip() for p in v.split(",") if p.strip()]
+
+
+def _read_one(path: Path) -> TableProperties:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise TablePropertiesError(path, f"cannot read table properties: {e.strerror or e}") from e
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    props = parse_java_properties(text)
+    tp = TableProperties(props, path)
+    if "hoodie.table.version" not in props and "hoodie.table.name" not in props:
+        raise TablePropertiesError(path, "damaged table properties: neither hoodie.table.name nor hoodie.table.version")
+    if tp.checksum_ok() is False:
+        raise TablePropertiesError(
+            path, f"checksum mismatch: hoodie.table.checksum={props.get('hoodie.table.checksum')} but "
+                  f"CRC32('{tp.database}.{tp.name}')={table_checksum(props) if 'hoodie.table.name' in props else '?'}")
+    if "hoodie.table.name" not in props:
+        raise TablePropertiesError(path, "damaged table properties: hoodie.table.name missing")
+    if "hoodie.table.version" not in props:
+        raise TablePropertiesError(path, "damaged table properties: hoodie.table.version missing")
+    try:
+        version = tp.version
+    except ValueError:
+        raise TablePropertiesError(path, f"hoodie.table.version is not an integer: {props['hoodie.table.version']!r}")
+    if version not in SUPPORTED_TABLE_VERSIONS:
+        raise UnsupportedTableVersionError(
+            path, f"unknown table version {version} (supported: {', '.join(map(str, SUPPORTED_TABLE_VERSIONS))})")
+    return tp
+
+
+def read_properties(table_path) -> TableProperties:
+    """Read and check ``{table_path}/.hoodie/hoodie.properties`` (falling back to the backup as Hudi does)."""
+    root = Path(table_path)
+    meta = root / ".hoodie"
+    if not root.exists():
+        raise NotAHudiTableError(root, "no such directory")
+    if not meta.is_dir():
+        raise NotAHudiTableError(root, "not a Hudi table: no .hoodie folder")
+    main = meta / PROPERTIES_FILE
+    backup = meta / BACKUP_FILE
+    if not main.is_file():
+        if backup.is_file():
+            return _read_one(backup)
+        raise TablePropertiesError(main, "missing table properties (hoodie.properties)")
+    try:
+        return _read_one(main)
+    except UnsupportedTableVersionError:
+        raise
+    except TablePropertiesError:
+        if backup.is_file():
+            try:
+                return _read_one(backup)
+            except TableError:
+                pass
+        raise
