@@ -13,7 +13,6 @@ from .errors import (
 )
 from .grammar import BlockType, CommandBlockType, HeaderKey
 from .reader import open_log, read_reverse
-from .table import HudiTable, read_table
 from .writer import write_blocks
 
 __all__ = [
@@ -21,3 +20,12 @@ __all__ = [
     "LogBlock", "LogFileNameError", "LogFormatError", "NotALogFileError", "ReverseReadError",
     "TruncatedLogError", "HudiTable", "open_log", "read_reverse", "read_table", "write_blocks",
 ]
+
+
+def __getattr__(name: str):
+    # The table layer needs pyarrow; load it on first use so that log-file tools start light.
+    if name in ("HudiTable", "read_table"):
+        from . import table
+
+        return getattr(table, name)
+    raise AttributeError(f"module 'hudi_log' has no attribute {name!r}")

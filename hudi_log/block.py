@@ -135,7 +135,11 @@ class LogBlock:
     def records(self, reader_schema: Mapping | None = None) -> list[dict[str, Any]]:
         """Records of an Avro data / CDC block (writer schema from SCHEMA), Parquet or HFile block."""
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
-            return self.table().to_pylist()
+            table = self.table()
+            try:
+                return table.to_pylist()
+            except Exception as e:  # damaged values surface only when converted (UTF-8, ranges)
+                raise ContentError(self.path, self.content_offset, "parquet", f"{type(e).__name__}: {e}") from e
         if self.block_type == BlockType.hfile_data_block and not self.corrupt:
             return self._hfile_records(reader_schema)
         from .avro import decode_datums
@@ -198,9 +202,14 @@ class LogBlock:
         """The block's bytes through the grammar's serializer (a damaged span: its raw bytes)."""
         if self.corrupt:
             return self.content()
-        return grammar.serialize_block(
-            self.format_version, self.block_type, self.header_entries, self.content(), self.footer_entries
-        )
+        try:
+            return grammar.serialize_block(
+                self.format_version, self.block_type, self.header_entries, self.content(), self.footer_entries
+            )
+        except ContentError:
+            raise
+        except Exception as e:  # content that breaks its layout cannot go through the serializer
+            raise ContentError(self.path, self.content_offset, "content", f"{type(e).__name__}: {e}") from e
 
     # ---- construction ---------------------------------------------------------------------
     @classmethod

@@ -5,8 +5,11 @@ way HoodieLogFileReader does: a block is corrupt when its size cannot be read, w
 the end of the file, or when its reverse pointer disagrees with its size; the damaged span runs
 from just after its magic to the next magic (or the end of the file), where reading resumes.
 We are stricter about a block's inner fields (version, type, maps, content length must add up)
-and more precise in one place: an intact block followed by garbage is reported intact (flagged
-``skipped_by_hudi``) and the garbage as its own span.
+and more precise in two places: an intact block followed by garbage is reported intact (flagged
+``skipped_by_hudi``) and the garbage as its own span; and a torn magic directly in front of a
+block (``#HUDI`` + ``#HUDI#...``, the magic overlapping itself) is reported as a 5-byte garbage
+span instead of swallowing the block behind it, as Hudi's scan from "just after the bad magic"
+would.
 
 Only the framing is read while scanning; content stays on disk until asked for, and every size is
 checked against the bytes actually left before anything is read, so memory stays flat.
@@ -44,6 +47,17 @@ _TRUNCATION_RULES = {"size-unreadable", "past-eof", "truncated-magic"}
 
 _SCAN_WINDOW = 1 << 20
 _HEAD_READ = 64 << 10
+#: A header or footer map Hudi writes holds each key once, and there are 9 keys. We accept
+#: duplicates (the last one wins, as in Java's HashMap) up to this many entries; a larger count is
+#: damage, so a corrupted count over a run of zero bytes cannot inflate into millions of entries.
+MAX_MAP_ENTRIES = 256
+#: The largest header (or footer) we parse. Real headers are a few KB (the SCHEMA dominates; a
+#: table of 20,000 columns has a schema of a few MB); a corrupted value length must not make the
+#: scan load a large block's content as header text.
+MAX_MAP_BYTES = 16 << 20
+#: The magic overlaps itself at a shift of 5 ("#HUDI" + "#HUDI#"): a magic that has another
+#: magic 5 bytes on is torn (its size field would start with "HUDI#", ~5.2e18, past any EOF).
+_TORN_SHIFT = len(MAGIC) - 1
 
 
 @dataclass
@@ -54,14 +68,25 @@ class _Damage:
     detail: str
 
 
+def _torn_magic(src: Source, pos: int) -> bool:
+    """True when the magic at ``pos`` is overlapped by another magic 5 bytes on."""
+    return src.read(pos + _TORN_SHIFT, len(MAGIC)) == MAGIC
+
+
 def _next_magic(src: Source, start: int) -> int:
-    """Offset of the next magic at or after ``start``, or the end of the file."""
+    """Offset of the next magic at or after ``start`` that is not torn, or the end of the file.
+
+    A torn magic (another magic starts on its last byte) can never begin a block, and stopping
+    there would make the damaged span that follows it start inside the real magic behind it.
+    """
     pos = start
     while pos < src.size:
         window = src.read(pos, _SCAN_WINDOW + len(MAGIC) - 1)
         i = window.find(MAGIC)
-        if i >= 0:
-            return pos + i
+        while i >= 0:
+            if not _torn_magic(src, pos + i):
+                return pos + i
+            i = window.find(MAGIC, i + 1)
         pos += _SCAN_WINDOW
     return src.size
 
@@ -70,14 +95,24 @@ def _s8(b: bytes) -> int:
     return int.from_bytes(b, "big", signed=True)
 
 
-def _parse_maps_and_fields(src: Source, start: int, block_size: int):
-    """Parse version, type, header and content length of a v1 block whose body starts at ``start``.
+_s4 = _s8  # any width: big-endian, signed
 
-    Returns (block_type, header_entries, content_offset, content_length) or a _Damage.
+
+def _parse_maps_and_fields(src: Source, start: int, block_size: int):
+    """Parse version, type, header, content length and footer of a v1 block whose body starts at
+    ``start`` (just after the size field); the reverse pointer has already been checked.
+
+    Returns (block_type, header_entries, footer_entries, content_offset, content_length) or a
+    _Damage. Reads the header region (a few KB; more only while the parse needs more, never more
+    than the block or MAX_MAP_BYTES) and the footer; the content is never read.
     """
-    body_end = start + block_size  # the reverse pointer's last byte + 1
-    limit = body_end - 8  # where the reverse pointer starts
-    want = min(block_size, _HEAD_READ)
+    limit = start + block_size - 8  # where the reverse pointer starts
+    # version, type, header and content length must all end before the reverse pointer
+    cap = min(limit - start, MAX_MAP_BYTES + 16)
+    count = _s4(src.read(start + 8, 4))  # the header's entry count (block_size >= 32: it is there)
+    if count > MAX_MAP_ENTRIES:
+        return _Damage("invalid-field", "header", start + 8, f"{count} header entries (at most {MAX_MAP_ENTRIES} accepted)")
+    want = min(cap, _HEAD_READ)
     while True:
         head = src.read(start, want)
         pos = 0
@@ -91,10 +126,13 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
             pos = io.pos()
             content_length = io.read_s8be()
             break
-        except EOFError:
-            if want >= block_size:
+        except EOFError as e:
+            need = _needed(e, len(head), want)
+            if need > cap or want >= cap:
+                if need <= limit - start and cap < limit - start:
+                    return _Damage("invalid-field", "header", start + 8, f"header larger than {MAX_MAP_BYTES} bytes")
                 return _Damage("invalid-field", "header", start + pos, "header runs past the block's end")
-            want = min(block_size, want * 4)
+            want = min(cap, max(need, want * 4))
         except LogFormatError:
             raise
         except Exception as e:  # kaitaistruct validation errors from the generated parser
@@ -103,6 +141,9 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
         block_type = BlockType(raw_type)
     except ValueError:
         return _Damage("invalid-field", "block_type", start + 4, f"unknown block type {raw_type}")
+    if block_type == BlockType.corrupt_block:
+        # Only readers make CORRUPT_BLOCKs; Hudi's reader has no case for one found on disk.
+        return _Damage("invalid-field", "block_type", start + 4, "block type CORRUPT_BLOCK (2) is never written to a file")
     content_offset = start + io.pos()
     if content_length < 0 or content_offset + content_length > limit:
         return _Damage(
@@ -110,19 +151,33 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
             f"content length {content_length} does not fit in the block ({limit - content_offset} bytes left)",
         )
     footer_at = content_offset + content_length
-    tail = src.read(footer_at, limit - footer_at)
-    try:
-        fio = grammar.KaitaiStream(grammar.BytesIO(tail))
-        footer = grammar.parse_from(HudiLog.MetadataMap, fio)
-        if fio.pos() != len(tail):
-            return _Damage(
-                "invalid-field", "footer", footer_at + fio.pos(),
-                f"{len(tail) - fio.pos()} bytes between the footer and the reverse pointer",
-            )
-    except EOFError:
+    region = limit - footer_at  # what lies between the content and the reverse pointer: the footer
+    if region < 4:
         return _Damage("invalid-field", "footer", footer_at, "footer runs into the reverse pointer")
-    except Exception as e:
-        return _Damage("invalid-field", _field_of(e, "footer"), footer_at, str(e))
+    count = _s4(src.read(footer_at, 4))
+    if count > MAX_MAP_ENTRIES:
+        return _Damage("invalid-field", "footer", footer_at, f"{count} footer entries (at most {MAX_MAP_ENTRIES} accepted)")
+    if region > MAX_MAP_BYTES:
+        return _Damage("invalid-field", "footer", footer_at, f"{region} bytes between the content and the reverse pointer")
+    want = min(region, _HEAD_READ)
+    while True:
+        tail = src.read(footer_at, want)
+        try:
+            fio = grammar.KaitaiStream(grammar.BytesIO(tail))
+            footer = grammar.parse_from(HudiLog.MetadataMap, fio)
+            break
+        except EOFError as e:
+            need = _needed(e, len(tail), want)
+            if need > region or want >= region:
+                return _Damage("invalid-field", "footer", footer_at, "footer runs into the reverse pointer")
+            want = min(region, max(need, want * 4))
+        except Exception as e:
+            return _Damage("invalid-field", _field_of(e, "footer"), footer_at, str(e))
+    if fio.pos() != region:
+        return _Damage(
+            "invalid-field", "footer", footer_at + fio.pos(),
+            f"{region - fio.pos()} bytes between the footer and the reverse pointer",
+        )
     return (
         block_type,
         tuple((e.key, e.value) for e in header.entries),
@@ -130,6 +185,19 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
         content_offset,
         content_length,
     )
+
+
+def _needed(e: EOFError, have: int, want: int) -> int:
+    """How many bytes a parse that ran out of its ``have``-byte buffer needs at least.
+
+    The generated parser's EndOfStreamError tells how many bytes the failing read wanted and how
+    many were left, so an absurd length is found out without reading (or allocating) anything.
+    """
+    needed = getattr(e, "bytes_needed", None)
+    available = getattr(e, "bytes_available", None)
+    if isinstance(needed, int) and isinstance(available, int):
+        return have - available + needed
+    return want + 1
 
 
 def _field_of(e: Exception, default: str) -> str:
@@ -214,13 +282,15 @@ def scan(src: Source, strict: bool = False) -> Iterator[LogBlock]:
     pos = 0
     while pos < size:
         head = src.read(pos, len(MAGIC))
-        if head != MAGIC:
+        torn = head == MAGIC and _torn_magic(src, pos)
+        if head != MAGIC or torn:
             if len(head) < len(MAGIC) and MAGIC.startswith(head):
                 d = _Damage("truncated-magic", "magic", pos, f"file ends {len(head)} bytes into a block magic")
                 end = size
             else:
-                end = _next_magic(src, pos)
-                d = _Damage("garbage", "magic", pos, f"{end - pos} bytes that are not a block")
+                end = _next_magic(src, pos + 1)
+                what = "a torn magic" if torn and end == pos + _TORN_SHIFT else "bytes that are not a block"
+                d = _Damage("garbage", "magic", pos, f"{end - pos} bytes: {what}")
             if strict:
                 _raise(src, d)
             yield _corrupt(src, pos, end, d.rule, d.detail, None)

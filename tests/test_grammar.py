@@ -184,6 +184,10 @@ def test_new_blocks_write_header_in_ascending_order(tmp_path):
 def test_serializer_rejects_content_that_breaks_its_layout():
     with pytest.raises(Exception):
         grammar.serialize_block(1, BlockType.parquet_data_block, (), b"not parquet at all")
+    block = LogBlock.new("PARQUET_DATA_BLOCK", {"INSTANT_TIME": "1"}, b"not parquet at all")
+    with pytest.raises(hudi_log.ContentError) as e:
+        block.to_bytes()
+    assert e.value.field == "content"
 
 
 # ---- typed errors ------------------------------------------------------------------------------------
