@@ -13,12 +13,15 @@ from .errors import (
 )
 from .grammar import BlockType, CommandBlockType, HeaderKey
 from .reader import open_log, read_reverse
+from .log_file_name import LogFileName
+from .log_writer import AppendResult, LogWriter
+from .storage import Storage
 from .writer import write_blocks
 
 __all__ = [
     "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "HeaderKey", "HudiLogError",
     "LogBlock", "LogFileNameError", "LogFormatError", "NotALogFileError", "ReverseReadError",
-    "TruncatedLogError", "HudiTable", "open_log", "read_reverse", "read_table", "write_blocks",
+    "TruncatedLogError", "HudiTable", "AppendHandle", "AppendResult", "LogFileName", "LogWriter", "Storage", "open_log", "read_reverse", "read_table", "write_blocks",
 ]
 
 
@@ -28,4 +31,8 @@ def __getattr__(name: str):
         from . import table
 
         return getattr(table, name)
+    if name == "AppendHandle":
+        from .append_handle import AppendHandle
+
+        return AppendHandle
     raise AttributeError(f"module 'hudi_log' has no attribute {name!r}")

@@ -210,7 +210,9 @@ def salvage(file: str, output: str) -> None:
 
 def _register() -> None:
     from .cli_table import read_cmd, table_cmd
+    from .cli_write import write_block
 
+    main.add_command(write_block, "write-block")
     main.add_command(table_cmd, "table")
     main.add_command(read_cmd, "read")
 
