@@ -71,6 +71,8 @@ import copy
 import datetime
 import decimal
 import enum
+
+from . import grammar as _grammar
 import io
 import struct
 from collections.abc import Iterable
@@ -98,44 +100,19 @@ class DeletePayloadError(HudiLogError, ValueError):
     """A delete-block payload that cannot be decoded, or a delete record that cannot be encoded."""
 
 
-class OrderingKind(enum.Enum):
-    """Which wrapper holds a delete's ordering value. The value is the ``orderingVal`` union branch."""
+# Both enums come from the grammar's ordering_kind (one place per fact). In the top-level union
+# branch 12 is ArrayWrapper; inside an ArrayWrapper branch 12 is LocalDateWrapper (the grammar
+# names it local_date, value 13, because it is derived from the branch and the array context).
+_KINDS = {m.name.upper(): int(m) for m in _grammar.OrderingKind}
 
-    NULL = 0
-    BOOLEAN = 1
-    INT = 2
-    LONG = 3
-    FLOAT = 4
-    DOUBLE = 5
-    BYTES = 6
-    STRING = 7
-    DATE = 8
-    DECIMAL = 9
-    TIME_MICROS = 10
-    TIMESTAMP_MICROS = 11
-    ARRAY = 12
+#: Which wrapper holds a delete's ordering value. The value is the ``orderingVal`` union branch.
+OrderingKind = enum.Enum("OrderingKind", {n: v for n, v in _KINDS.items() if n != "LOCAL_DATE"})
 
-
-class ArrayItemKind(enum.Enum):
-    """Which wrapper holds one element of an ArrayWrapper. The value is the item union branch.
-
-    Branches 0-11 match ``OrderingKind``. Branch 12 is LocalDateWrapper here, where the top-level
-    union has ArrayWrapper.
-    """
-
-    NULL = 0
-    BOOLEAN = 1
-    INT = 2
-    LONG = 3
-    FLOAT = 4
-    DOUBLE = 5
-    BYTES = 6
-    STRING = 7
-    DATE = 8
-    DECIMAL = 9
-    TIME_MICROS = 10
-    TIMESTAMP_MICROS = 11
-    LOCAL_DATE = 12
+#: Which wrapper holds one element of an ArrayWrapper. The value is the item union branch:
+#: branches 0-11 match OrderingKind, branch 12 is LocalDateWrapper.
+ArrayItemKind = enum.Enum(
+    "ArrayItemKind", {**{n: v for n, v in _KINDS.items() if v < 12}, "LOCAL_DATE": 12}
+)
 
 
 @dataclass(frozen=True)
