@@ -32,14 +32,17 @@ import io
 import itertools
 import json
 import math
+import threading
 import uuid
 from collections import abc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import fastavro
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from . import grammar
+from . import columnar_encode, grammar
 from .block import LogBlock
 from .deletes import DeleteRecord, encode_delete_payload
 from .errors import HudiLogError
@@ -52,6 +55,7 @@ from .log_writer import (
     LogWriter,
 )
 from .storage import Storage
+from .writer import framed_avro_block
 
 try:  # fastavro's compiled encoder entry point: no per-call schema handling
     from fastavro._write import write_data as _fastavro_write_data
@@ -63,7 +67,13 @@ DEFAULT_MAX_BLOCK_SIZE = 256 * 1024 * 1024
 #: Hudi re-estimates the average record size every this many records
 RECORDS_PER_SIZE_ESTIMATE = 100
 #: the content version every Hudi since 0.14 writes (Avro data and delete blocks)
-CONTENT_VERSION = 3
+CONTENT_VERSION = grammar.CURRENT_AVRO_CONTENT_VERSION
+#: records encoded together by ``write_all`` (bounds the memory of one columnar pass)
+COLUMNAR_BATCH = 65536
+#: and at most about this many bytes (Arrow binary arrays have 32-bit offsets)
+COLUMNAR_BATCH_BYTES = 256 * 1024 * 1024
+#: records ``write`` takes one at a time before they are encoded together
+PENDING_RECORDS = 8192
 
 COMMIT_TIME = "_hoodie_commit_time"
 COMMIT_SEQNO = "_hoodie_commit_seqno"
@@ -74,8 +84,27 @@ META_FIELDS = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME)
 
 BLOCK_FORMATS = ("avro", "parquet")
 
+
+class _SeqCounter:
+    """A sequence counter that can also hand out a run of numbers at once (for batches)."""
+
+    def __init__(self, start: int):
+        self._next = start
+        self._lock = threading.Lock()
+
+    def __next__(self) -> int:
+        return self.take(1)
+
+    def take(self, n: int) -> int:
+        """Reserve ``n`` numbers; returns the first."""
+        with self._lock:
+            first = self._next
+            self._next += n
+            return first
+
+
 # JVM-wide in Hudi (an AtomicLong starting at 1); process-wide here.
-_GLOBAL_SEQNO = itertools.count(1)
+_GLOBAL_SEQNO = _SeqCounter(1)
 
 
 class AppendHandleError(HudiLogError):
@@ -142,9 +171,9 @@ class _Invalid(Exception):
         self.message = message
 
 
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
-_FLOAT32_MAX = 3.4028234663852886e38
+_INT32 = columnar_encode.AVRO_INT_RANGE
+_INT64 = columnar_encode.AVRO_LONG_RANGE
+_FLOAT32_MAX = columnar_encode.FLOAT32_MAX
 
 
 def _describe(v: Any) -> str:
@@ -273,8 +302,21 @@ class _Validator:
             fields.append((f["name"], self.compile(f["type"], f["name"]), has_default))
         names = frozenset(f[0] for f in fields)
         rname = s.get("name")
+        quick = [(f["name"], *_quick_check(f["type"])) for f in s["fields"]]
+        nfields = len(fields)
 
         def check_record(v, p, fields=fields, names=names, rname=rname):
+            if type(v) is dict and len(v) == nfields:
+                # the common case first: every field present, each of its exact primitive type
+                # (or null where allowed) and in range; anything else takes the full check below
+                for name, types, nullable, lo, hi in quick:
+                    x = v.get(name, _ABSENT)
+                    if x is None and nullable:
+                        continue
+                    if type(x) not in types or (lo is not None and not lo <= x <= hi):
+                        break
+                else:
+                    return
             if not _is_mapping(v):
                 raise _Invalid(p, f"expected a record {rname} (dict), got {_describe(v)}")
             present = 0
@@ -288,6 +330,33 @@ class _Validator:
                 extra = sorted(str(k) for k in v if k not in names)
                 raise _Invalid(p, f"field(s) {extra} are not in the schema of record {rname}")
         return check_record
+
+
+_ABSENT = object()
+# exact Python types a primitive accepts without further checks (subclasses, ints for doubles and
+# floats for floats take the full check), and the bounds of the integer types
+_QUICK_TYPES = {
+    "null": (frozenset(), None, None), "boolean": (frozenset({bool}), None, None),
+    "int": (frozenset({int}), *_INT32), "long": (frozenset({int}), *_INT64),
+    "double": (frozenset({float}), None, None), "string": (frozenset({str}), None, None),
+    "bytes": (frozenset({bytes}), None, None),
+}
+_NO_QUICK = (frozenset(), False, None, None)
+
+
+def _quick_check(t) -> tuple:
+    """(exact types, nullable, lo, hi) for a field type that is a primitive or a nullable one."""
+    nullable = False
+    if isinstance(t, list):
+        if len(t) != 2 or "null" not in t:
+            return _NO_QUICK
+        nullable, t = True, t[1 - t.index("null")]
+    if isinstance(t, dict) and set(t) == {"type"}:
+        t = t["type"]
+    if not isinstance(t, str) or t not in _QUICK_TYPES:
+        return _NO_QUICK
+    types, lo, hi = _QUICK_TYPES[t]
+    return types, nullable or t == "null", lo, hi
 
 
 def _is_mapping(v) -> bool:
@@ -401,72 +470,12 @@ _LOGICAL_CHECKS = {
 # ---- Avro <-> Arrow schemas -------------------------------------------------------------------------
 def avro_to_arrow_schema(schema: Mapping):
     """The Arrow schema of a Parquet data block for an Avro record schema (nullable unions → nullable)."""
-    import pyarrow as pa
+    from .avro_arrow import UnsupportedAvroType, avro_to_arrow_schema as convert
 
-    named: dict[str, Any] = {}
-
-    def conv(s, ns) -> tuple[Any, bool]:
-        if isinstance(s, list):
-            non_null = [b for b in s if b != "null"]
-            if len(non_null) != 1:
-                raise AppendHandleError(f"Parquet blocks cannot hold the union {s!r}")
-            t, _ = conv(non_null[0], ns)
-            return t, "null" in s
-        if isinstance(s, str):
-            prim = {
-                "null": pa.null(), "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(),
-                "float": pa.float32(), "double": pa.float64(), "bytes": pa.binary(), "string": pa.string(),
-            }
-            if s in prim:
-                return prim[s], s == "null"
-            key = s if s in named else (f"{ns}.{s}" if ns else s)
-            if key not in named:
-                raise AppendHandleError(f"unknown Avro type {s!r}")
-            return named[key], False
-        t = s.get("type")
-        lt = s.get("logicalType")
-        if t in ("record", "enum", "fixed"):
-            full = s["name"] if "." in s["name"] or not (s.get("namespace") or ns) else f"{s.get('namespace') or ns}.{s['name']}"
-        if t == "record":
-            inner_ns = full.rsplit(".", 1)[0] if "." in full else None
-            fields = []
-            for f in s["fields"]:
-                ft, nullable = conv(f["type"], inner_ns)
-                fields.append(pa.field(f["name"], ft, nullable=nullable))
-            named[full] = pa.struct(fields)
-            return named[full], False
-        if t == "enum":
-            named[full] = pa.string()
-            return pa.string(), False
-        if t == "fixed":
-            named[full] = pa.decimal128(s["precision"], s.get("scale", 0)) if lt == "decimal" else pa.binary(s["size"])
-            return named[full], False
-        if t == "array":
-            it, nullable = conv(s["items"], ns)
-            return pa.list_(pa.field("element", it, nullable=nullable)), False
-        if t == "map":
-            vt, nullable = conv(s["values"], ns)
-            return pa.map_(pa.string(), pa.field("value", vt, nullable=nullable)), False
-        logical = {
-            ("int", "date"): pa.date32(),
-            ("int", "time-millis"): pa.time32("ms"),
-            ("long", "time-micros"): pa.time64("us"),
-            ("long", "timestamp-millis"): pa.timestamp("ms", tz="UTC"),
-            ("long", "timestamp-micros"): pa.timestamp("us", tz="UTC"),
-            ("long", "local-timestamp-millis"): pa.timestamp("ms"),
-            ("long", "local-timestamp-micros"): pa.timestamp("us"),
-            ("string", "uuid"): pa.string(),
-        }
-        if lt == "decimal" and t == "bytes":
-            return pa.decimal128(s["precision"], s.get("scale", 0)), False
-        if (t, lt) in logical:
-            return logical[(t, lt)], False
-        return conv(t, ns)
-
-    if schema.get("type") != "record":
-        raise AppendHandleError("a Parquet block schema must be a record")
-    struct, _ = conv(dict(schema), schema.get("namespace"))
-    return pa.schema(list(struct))
+    try:
+        return convert(schema)
+    except UnsupportedAvroType as e:
+        raise AppendHandleError(f"Parquet blocks cannot hold this schema: {e}") from e
 
 
 def arrow_to_avro_schema(arrow_schema, name: str = "record", namespace: Optional[str] = None) -> dict:
@@ -658,7 +667,7 @@ class AppendHandle:
         self.block_format = block_format
         self.max_block_size = max_block_size
         self.populate_meta_fields = populate_meta_fields
-        self._seq = itertools.count(seqno_start) if seqno_start is not None else _GLOBAL_SEQNO
+        self._seq = _SeqCounter(seqno_start) if seqno_start is not None else _GLOBAL_SEQNO
 
         self.table_schema = strip_meta_fields(table_schema)
         self.schema = writer_schema(self.table_schema) if populate_meta_fields else dict(table_schema)
@@ -674,23 +683,31 @@ class AppendHandle:
         self._check_record = _Validator(tnamed).compile(tparsed, "")
         self._field_names = [f["name"] for f in self.table_schema["fields"]]
         self._meta_names = frozenset(META_FIELDS) if populate_meta_fields else frozenset()
+        self._key_spec = record_key_field
         self._key_of = self._key_extractor(record_key_field)
         self._encode_opts = {"strict": False, "strict_allow_default": False, "disable_tuple_notation": True}
         self._arrow_schema = avro_to_arrow_schema(self.schema) if block_format == "parquet" else None
+        # flat schemas of primitive fields are encoded a batch at a time (write_all)
+        self._plans = columnar_encode.plan(self.schema) if block_format == "avro" else None
+        if self._plans is not None:
+            self._init_columnar()
 
         self.writer = LogWriter(
             log_dir if log_dir is not None else self.storage.join(base_path, self.partition_path),
             file_id, self.base_instant, table_version=table_version, write_token=self.write_token,
             size_threshold=log_file_max_size, storage=self.storage, version=log_version,
         )
-        # buffer of the current data block
-        self._buf = bytearray()
-        self._ends: list[int] = []
+        # the current data block: its records as they sit in an Avro block's content (each
+        # behind its length prefix; chunks of encoded batches, joined once when framed), and how many
+        self._chunks: list = []
+        self._num_records = 0
+        self._pending: list = []  # records write() checked, not yet encoded
+        self._pending_keys: list[str] = []
+        self._pending_seqnos: list[int] = []
         self._rows: list[dict] = []  # Parquet blocks: the full records
         self._deletes: list[DeleteRecord] = []
         # Hudi's size estimation state
         self._avg_size: Optional[int] = None
-        self._num_records = 0
         self._index = 0
         self._closed = False
         self.stats = WriteStats(file_id, self.partition_path, instant, self.base_instant)
@@ -728,9 +745,8 @@ class AppendHandle:
         if self._closed:
             raise AppendHandleError(f"append handle for {self.file_id} @ {self.instant} is closed")
 
-    def write(self, record: Mapping[str, Any], *, is_update: bool = True) -> None:
-        """Buffer one record (flushing a data block first when the buffer is full)."""
-        self._check_open()
+    def _admit(self, record: Any) -> tuple[Mapping[str, Any], str]:
+        """Check one record handed in (schema, key); returns it without meta fields, and its key."""
         index = self._index  # counts every record handed in, refused ones too
         self._index += 1
         if not _is_mapping(record):
@@ -749,61 +765,270 @@ class AppendHandle:
             self._check_record(record, "")
         except _Invalid as e:
             raise RecordError(index, key, e.path, e.message) from None
+        return record, key
+
+    def write(self, record: Mapping[str, Any], *, is_update: bool = True) -> None:
+        """Buffer one record (flushing a data block first when the buffer is full).
+
+        The record is checked now. With the columnar encoder it is encoded with the next
+        ``PENDING_RECORDS`` (or at the next flush, write_all, rollback or close): the blocks and
+        their bytes are the same, they reach the file a little later.
+        """
+        self._check_open()
+        record, key = self._admit(record)
+        self._count(1, is_update)
+        if self._plans is not None:
+            self._pending.append(record)
+            self._pending_keys.append(key)
+            if self.populate_meta_fields:
+                self._pending_seqnos.append(next(self._seq))
+            if len(self._pending) >= PENDING_RECORDS:
+                self._drain()
+            return
         full = self._with_meta(record, key) if self.populate_meta_fields else dict(record)
         # encode now: the bytes are the size estimate, and nothing can fail at flush time
-        start = len(self._buf)
         try:
-            self._encode(full)
+            run = self._encode(full)
         except Exception as e:  # validated above, so this is a safety net
-            del self._buf[start:]
-            raise RecordError(index, key, "", f"cannot be encoded: {type(e).__name__}: {e}") from e
-        size = len(self._buf) - start + 4
-        # Hudi: estimate, maybe flush (before this record joins the buffer), then buffer it
-        if self._avg_size is None:
-            self._avg_size = size
-        limit = self.max_block_size // max(self._avg_size, 1)
-        if self._num_records >= limit or self._num_records % RECORDS_PER_SIZE_ESTIMATE == 0:
-            self._avg_size = max(int(self._avg_size * 0.8 + size * 0.2), 1)
-        if self._num_records >= self.max_block_size // self._avg_size and self._ends:
-            pending = bytes(self._buf[start:])
-            del self._buf[start:]
-            self._append([self._data_block()])
-            self._num_records = 0
-            self._buf += pending
-        self._ends.append(len(self._buf))
-        if self.block_format == "parquet":
-            self._rows.append(full)
-        self._num_records += 1
-        self.stats.num_writes += 1
-        if is_update:
-            self.stats.num_update_writes += 1
-        else:
-            self.stats.num_inserts += 1
+            raise RecordError(self._index - 1, key, "", f"cannot be encoded: {type(e).__name__}: {e}") from e
+        self._buffer_records(run, [0, len(run)], [full] if self.block_format == "parquet" else None)
 
     def write_all(self, records: Iterable[Mapping[str, Any]] | Any, *, is_update: bool = True) -> int:
-        """Buffer many records: dicts, or a pyarrow RecordBatch / Table. Returns how many."""
-        n = 0
-        for rec in _iter_records(records):
-            self.write(rec, is_update=is_update)
-            n += 1
-        return n
+        """Buffer many records: dicts, or a pyarrow RecordBatch / Table. Returns how many.
 
-    def _with_meta(self, record: Mapping[str, Any], key: str) -> dict:
+        Avro blocks of flat schemas are encoded a batch at a time (``columnar_encode``): dicts are
+        still checked one by one, Arrow columns are checked as columns; the bytes, blocks and errors
+        are those of ``write`` record by record.
+        """
+        self._check_open()
+        self._drain()
+        if self._plans is None:
+            n = 0
+            for rec in _iter_records(records):
+                self.write(rec, is_update=is_update)
+                n += 1
+            return n
+        n = 0
+        if _is_arrow(records):
+            for batch in _arrow_batches(records, self._batch_rows(records)):
+                self._write_arrow(batch, is_update)
+                n += batch.num_rows
+            return n
+        it = iter(records)
+        while True:
+            chunk = list(itertools.islice(it, COLUMNAR_BATCH))
+            if not chunk:
+                return n
+            self._write_dicts(chunk, is_update)
+            n += len(chunk)
+
+    def _with_meta(self, record: Mapping[str, Any], key: str, seqno: Optional[int] = None) -> dict:
         full = dict(record)  # the encoder follows the schema's field order, not the dict's
         full[COMMIT_TIME] = self.instant
-        full[COMMIT_SEQNO] = f"{self.instant}_{self.task_partition_id}_{next(self._seq)}"
+        full[COMMIT_SEQNO] = f"{self.instant}_{self.task_partition_id}_{next(self._seq) if seqno is None else seqno}"
         full[RECORD_KEY] = key
         full[PARTITION_PATH] = self.partition_path
         full[FILE_NAME] = self.file_id
         return full
 
-    def _encode(self, full: dict) -> None:
+    def _encode(self, full: dict) -> bytes:
+        """One record as it sits in a block's content: length prefix, then the Avro datum."""
         if _fastavro_write_data is not None:
-            _fastavro_write_data(self._buf, full, self._parsed, self._named, "", self._encode_opts)
+            datum = bytearray()
+            _fastavro_write_data(datum, full, self._parsed, self._named, "", self._encode_opts)
         else:  # pragma: no cover
             b = io.BytesIO()
             fastavro.schemaless_writer(b, self._parsed, full, disable_tuple_notation=True)
-            self._buf += b.getvalue()
+            datum = b.getvalue()
+        return grammar.avro_record_prefix(len(datum)) + datum
+
+    # ---- batches (columnar) --------------------------------------------------------------------
+    def _init_columnar(self) -> None:
+        plans = {p.name: p for p in self._plans}
+        self._table_plans = [p for p in self._plans if p.name not in self._meta_names]
+        self._table_arrow_schema = columnar_encode.arrow_schema(self._table_plans)
+        self._defaults = {f["name"]: f["default"] for f in self._parsed["fields"] if "default" in f}
+        self._meta_constants: dict[str, bytes] = {}
+        if self.populate_meta_fields:
+            for name, value in ((COMMIT_TIME, self.instant), (PARTITION_PATH, self.partition_path), (FILE_NAME, self.file_id)):
+                self._meta_constants[name] = columnar_encode.encode_constant(plans[name], value)
+        self._seqno_prefix = f"{self.instant}_{self.task_partition_id}_"
+
+    def _count(self, n: int, is_update: bool) -> None:
+        self.stats.num_writes += n
+        if is_update:
+            self.stats.num_update_writes += n
+        else:
+            self.stats.num_inserts += n
+
+    def _drain(self) -> None:
+        """Encode the records ``write`` took since the last drain."""
+        if self._pending:
+            records, keys, seqnos = self._pending, self._pending_keys, self._pending_seqnos
+            self._pending, self._pending_keys, self._pending_seqnos = [], [], []
+            self._encode_dicts(records, keys, seqnos or None)
+
+    def _write_dicts(self, records: list, is_update: bool) -> None:
+        admitted, keys = [], []
+        refused = None
+        for rec in records:
+            try:
+                r, k = self._admit(rec)
+            except RecordError as e:
+                refused = e
+                break
+            admitted.append(r)
+            keys.append(k)
+        if admitted:  # the records before a refused one are taken, as write() one by one takes them
+            self._count(len(admitted), is_update)
+            self._encode_dicts(admitted, keys)
+        if refused is not None:
+            raise refused
+
+    def _encode_dicts(self, records: list, keys: list[str], seqnos: Optional[list[int]] = None) -> None:
+        """Encode checked records a batch at a time; ``seqnos``: their sequence numbers if already
+        drawn (``write`` draws each when it takes the record, as Hudi does), else drawn now."""
+        nf = len(self._table_plans)
+        if any(len(r) != nf for r in records):  # absent fields take their defaults, as fastavro's
+            records = [r if len(r) == nf else {**self._defaults, **r} for r in records]
+        try:
+            table = pa.Table.from_pylist(records, schema=self._table_arrow_schema)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            # checked values pyarrow will not take as these types (e.g. a huge int for a double)
+            for i, (r, k) in enumerate(zip(records, keys)):
+                full = self._with_meta(r, k, seqnos[i] if seqnos else None) if self.populate_meta_fields else dict(r)
+                run = self._encode(full)
+                self._buffer_records(run, [0, len(run)], None)
+            return
+        keys_array = pa.array(keys, pa.string())
+        step = self._batch_rows(table)
+        for start in range(0, table.num_rows, step):
+            part = table.slice(start, step)
+            columns = {name: _one_chunk(part.column(name)) for name in part.column_names}
+            self._encode_batch(columns, keys_array.slice(start, step), part.num_rows,
+                               seqnos[start: start + step] if seqnos else None)
+
+    def _batch_rows(self, table) -> int:
+        """Rows per columnar pass: COLUMNAR_BATCH, fewer for wide records (an encoded record takes
+        at most its Arrow size plus 11 bytes a field and its length prefix)."""
+        if not table.num_rows:
+            return COLUMNAR_BATCH
+        per_row = table.nbytes / table.num_rows + 11 * len(self._plans) + grammar.AVRO_RECORD_PREFIX_SIZE
+        return max(1, min(COLUMNAR_BATCH, int(COLUMNAR_BATCH_BYTES // per_row)))
+
+    def _write_arrow(self, batch, is_update: bool) -> None:
+        prepared = self._arrow_columns(batch)
+        if prepared is None:  # not expressible as columns here: the dict path, with its exact errors
+            self._write_dicts(list(_iter_records(batch)), is_update)
+            return
+        columns, keys = prepared
+        self._index += batch.num_rows
+        self._count(batch.num_rows, is_update)
+        self._encode_batch(columns, keys, batch.num_rows)
+
+    def _arrow_columns(self, batch) -> Optional[tuple[dict, Any]]:
+        """The batch's columns as the encoder takes them, checked as columns; None when a check
+        fails or a column is of another type (the caller then goes record by record)."""
+        names = [n for n in batch.schema.names if n not in self._meta_names]
+        planned = {p.name for p in self._table_plans}
+        if not set(names) <= planned or len(set(names)) != len(names):
+            return None
+        columns: dict[str, Any] = {}
+        for p in self._table_plans:
+            if p.name not in names:
+                if not p.has_default:
+                    return None
+                columns[p.name] = columnar_encode.encode_constant(p, self._defaults[p.name])
+                continue
+            col = _one_chunk(batch.column(p.name))
+            if not columnar_encode.accepts(p, col.type):
+                return None
+            try:
+                columns[p.name] = columnar_encode.Encoded(columnar_encode.field_parts(p, col))
+            except (columnar_encode.ColumnError, pa.ArrowException):
+                return None
+        keys = self._arrow_keys(batch)
+        if keys is None:
+            return None
+        return columns, keys
+
+    def _arrow_keys(self, batch):
+        spec = self._key_spec
+        if not isinstance(spec, str) or spec not in batch.schema.names:
+            return None
+        col = _one_chunk(batch.column(spec))
+        if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
+            col = col.cast(pa.string())  # Java's toString of a long / boolean
+        elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = col.cast(pa.string())
+        else:
+            return None
+        if col.null_count or pc.any(pc.equal(col, "")).as_py():
+            return None
+        return col
+
+    def _encode_batch(self, columns: dict, keys, n: int, seqnos: Optional[list[int]] = None) -> None:
+        if self.populate_meta_fields:
+            if seqnos is None:
+                first = self._seq.take(n)
+                seqnos = range(first, first + n)
+            seq = pa.array(seqnos, pa.int64()).cast(pa.string())
+            columns[COMMIT_SEQNO] = pc.binary_join_element_wise(self._seqno_prefix, seq, "")
+            columns[RECORD_KEY] = keys
+            columns.update(self._meta_constants)
+        encoded = columnar_encode.encode_table(self._plans, columns, n)
+        self._buffer_records(encoded.span(0, n), encoded.offsets, None)
+
+    # ---- buffering, with Hudi's block size estimate -----------------------------------------------
+    def _block_cuts(self, offsets: Sequence[int]) -> list[int]:
+        """Hudi's estimate over records ``offsets[i]..offsets[i+1]`` long: the positions before
+        which the buffer is written as a data block.
+
+        Hudi updates the average record size (``avg*0.8 + size*0.2``, truncated) at the first
+        record, every 100 records and whenever the buffer holds ``max_block_size // avg`` records,
+        and flushes when, after the update, it still does. Between those points nothing changes,
+        so the loop jumps from one to the next.
+        """
+        avg, num, max_size = self._avg_size, self._num_records, self.max_block_size
+        every = RECORDS_PER_SIZE_ESTIMATE
+        cuts: list[int] = []
+        i, n = 0, len(offsets) - 1
+        while i < n:
+            if avg is None:
+                avg = offsets[i + 1] - offsets[i]
+            limit = max_size // max(avg, 1)
+            if num >= limit or num % every == 0:
+                avg = max(int(avg * 0.8 + (offsets[i + 1] - offsets[i]) * 0.2), 1)
+                if num >= max_size // avg and num > 0:
+                    cuts.append(i)
+                    num = 0
+                num += 1
+                i += 1
+            else:
+                step = min((num // every + 1) * every, limit, num + n - i) - num
+                num += step
+                i += step
+        self._avg_size = avg
+        return cuts
+
+    def _buffer_records(self, run, offsets: Sequence[int], rows: Optional[list]) -> None:
+        """Take records encoded as they sit in a block's content (record i is
+        ``run[offsets[i] - offsets[0]:offsets[i+1] - offsets[0]]``), writing data blocks where
+        Hudi's estimate says so."""
+        n = len(offsets) - 1
+        cuts = self._block_cuts(offsets)
+        mv = memoryview(run)
+        base = offsets[0]
+        prev = 0
+        for cut in cuts + [n]:
+            if cut > prev:
+                self._chunks.append(mv[offsets[prev] - base: offsets[cut] - base])
+                self._num_records += cut - prev
+                if rows is not None:
+                    self._rows.extend(rows[prev:cut])
+                prev = cut
+            if cut < n:
+                self._append([self._data_block()])
 
     def delete(self, record_key: str, partition_path: Optional[str] = None, ordering_value: Any = 0) -> None:
         """Buffer a delete of ``record_key`` (written in the delete block at close)."""
@@ -829,23 +1054,10 @@ class AppendHandle:
             content = self._parquet_content()
             block = LogBlock.new(BlockType.parquet_data_block, self._header(), content)
         else:
-            mv = memoryview(self._buf)
-            datums = []
-            prev = 0
-            for end in self._ends:
-                datums.append(mv[prev:end])
-                prev = end
-            try:
-                content = grammar.avro_data_content(CONTENT_VERSION, datums)
-            finally:
-                del datums
-                try:
-                    mv.release()
-                except BufferError:  # a slice is still referenced (e.g. by a traceback)
-                    pass
-            block = LogBlock.new(BlockType.avro_data_block, self._header(), content)
-        self._buf = bytearray()
-        self._ends = []
+            # the buffer already is the content's record run: only the framing is built
+            block = framed_avro_block(BlockType.avro_data_block, self._header(), CONTENT_VERSION, self._num_records, self._chunks)
+        self._chunks = []
+        self._num_records = 0
         self._rows = []
         return block
 
@@ -883,11 +1095,10 @@ class AppendHandle:
     def flush(self) -> Optional[AppendResult]:
         """Write the buffered records as a data block now (deletes still wait for close)."""
         self._check_open()
-        if not self._ends:
+        self._drain()
+        if not self._num_records:
             return None
-        result = self._append([self._data_block()])
-        self._num_records = 0
-        return result
+        return self._append([self._data_block()])
 
     def rollback(self, target_instant: str, rollback_instant: Optional[str] = None) -> AppendResult:
         """Append a ROLLBACK command block for ``target_instant`` (table version < 8 only).
@@ -899,6 +1110,7 @@ class AppendHandle:
             raise AppendHandleError(
                 f"table version {self.table_version} has no rollback blocks (Hudi 1.0+ deletes the failed log files)"
             )
+        self._drain()
         return self._append([rollback_block(rollback_instant or self.instant, target_instant)])
 
     def close(self) -> WriteStats:
@@ -906,8 +1118,9 @@ class AppendHandle:
         if self._closed:
             return self.stats
         try:
+            self._drain()
             blocks = []
-            if self._ends:
+            if self._num_records:
                 blocks.append(self._data_block())
             if self._deletes:
                 blocks.append(self._delete_block())
@@ -982,6 +1195,23 @@ def _key_text(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+def _is_arrow(records) -> bool:
+    return isinstance(records, (pa.RecordBatch, pa.Table))
+
+
+def _arrow_batches(records, size: int):
+    batches = [records] if isinstance(records, pa.RecordBatch) else records.to_batches(max_chunksize=size)
+    for b in batches:
+        for start in range(0, b.num_rows, size):
+            yield b.slice(start, size)
+
+
+def _one_chunk(col):
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
 
 
 def _iter_records(records) -> Iterable[Mapping[str, Any]]:

@@ -8,9 +8,13 @@ writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, r
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Iterable, Union
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterable, Mapping, Sequence, Union
 
+from . import grammar
 from .block import LogBlock
+from .grammar import BlockType, HeaderKey
+from .source import BytesSource
 
 
 def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBlock], append: bool = False) -> int:
@@ -27,3 +31,39 @@ def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBl
             os.fsync(f.fileno())
             return n
     return sum(dest.write(chunk) for chunk in data)
+
+
+@dataclass(eq=False)
+class FramedBlock(LogBlock):
+    """A new block whose bytes are already framed by ``grammar.frame_block``; ``to_bytes()`` gives
+    them back instead of parsing the content and serializing it again."""
+
+    _framed: bytes = field(default=b"", repr=False)
+
+    def to_bytes(self) -> bytes:
+        return self._framed
+
+
+def framed_avro_block(
+    block_type: BlockType | str,
+    header: Mapping[HeaderKey | str, str],
+    content_version: int,
+    record_count: int,
+    records: Sequence[bytes | bytearray | memoryview],
+) -> FramedBlock:
+    """An Avro data / CDC block from its records as they sit in the content, given in chunks: each
+    datum behind its length prefix (``grammar.avro_record_prefix``), ``record_count`` of them.
+
+    The header entries are ordered as ``LogBlock.new`` orders them; the bytes equal
+    ``LogBlock.new(block_type, header, grammar.avro_data_content(...)).to_bytes()``.
+    """
+    proto = LogBlock.new(block_type, header)
+    if proto.block_type not in grammar.RECORD_BLOCK_TYPES:
+        raise ValueError(f"{proto.block_type_name} does not hold Avro records")
+    prefix = grammar.avro_content_prefix(content_version, record_count)
+    data, content_offset = grammar.frame_block(proto.block_type, proto.header_entries, [prefix, *records])
+    return FramedBlock(
+        offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
+        header_entries=proto.header_entries, content_offset=content_offset,
+        content_length=len(prefix) + sum(len(r) for r in records), _source=BytesSource(data), _framed=data,
+    )
