@@ -68,6 +68,11 @@ class LogBlock:
         return self._header_value(HeaderKey.target_instant_time)
 
     @property
+    def compacted_block_times(self) -> str | None:
+        """Log compaction: comma-separated instants whose blocks this block merges (None if not compacted)."""
+        return self._header_value(HeaderKey.compacted_block_times)
+
+    @property
     def schema(self) -> str | None:
         return self._header_value(HeaderKey.schema)
 
@@ -122,7 +127,11 @@ class LogBlock:
     def datums(self) -> list[bytes]:
         """The Avro binary records of an Avro data or CDC block."""
         self._require(*grammar.RECORD_BLOCK_TYPES)
-        return [r.datum for r in self._parse_content(HudiLog.AvroDataContent).records]
+        data = self.content()
+        out = _split_datums(data)
+        if out is None:  # damaged or unusual: the grammar's parser reports it (or reads it) exactly
+            return [r.datum for r in self._parse_content(HudiLog.AvroDataContent).records]
+        return out
 
     def writer_schema(self) -> dict:
         if self.schema is None:
@@ -147,11 +156,45 @@ class LogBlock:
         datums = self.datums()
         return decode_datums(datums, self.writer_schema(), reader_schema, self.path, self.content_offset)
 
+    def to_arrow(self, columnar: bool = True):
+        """The records of a data block as a pyarrow Table.
+
+        Avro data and CDC blocks decode in one call per block (:mod:`hudi_log.avro_columnar`) when the
+        writer schema allows it, else record by record through fastavro — same values either way, typed
+        by :func:`hudi_log.avro_arrow.avro_to_arrow_schema` of the writer schema. Parquet blocks are read
+        as they are; HFile blocks go through their records.
+        """
+        import pyarrow as pa
+
+        if self.block_type == BlockType.parquet_data_block and not self.corrupt:
+            return self.table()
+        if self.block_type in grammar.RECORD_BLOCK_TYPES and not self.corrupt:
+            if columnar and self.schema is not None:
+                from .avro_columnar import ColumnarDecodeError, decode_block_content
+
+                try:
+                    return decode_block_content(self.content(), self.schema)
+                except ColumnarDecodeError:
+                    pass  # the record path below decides (and names the damage, if any)
+            return records_to_arrow(self.records(), self.writer_schema())
+        if self.block_type == BlockType.hfile_data_block and not self.corrupt:
+            return pa.Table.from_pylist(self.records())
+        self._require(*grammar.RECORD_BLOCK_TYPES, BlockType.parquet_data_block, BlockType.hfile_data_block)
+
     def deletes(self):
         """The deleted keys of a delete block (content version 3)."""
         from .deletes import DeletePayloadError, decode_delete_payload
 
         self._require(BlockType.delete_block)
+        data = self.content()
+        if (len(data) >= 8 and int.from_bytes(data[:4], "big") == 3
+                and int.from_bytes(data[4:8], "big") == len(data) - 8):
+            # well-framed version-3 content: the strict payload decoder checks every byte (it re-encodes
+            # and compares), so the grammar's parse tree is only needed to name damage
+            try:
+                return decode_delete_payload(data[8:])
+            except DeletePayloadError:
+                pass
         c = self._parse_content(HudiLog.DeleteContent)
         if c.content_version != 3:
             raise ContentError(
@@ -250,3 +293,37 @@ class LogBlock:
             d["skipped_by_hudi"] = True
         return d
 
+
+
+def _split_datums(data: bytes) -> list[bytes] | None:
+    """The datums of well-formed Avro data-block content, split without building a parse tree per
+    record (the grammar's AvroDataContent layout); None when anything is off."""
+    if len(data) < 8 or int.from_bytes(data[:4], "big", signed=True) not in (1, 2, 3):
+        return None
+    count = int.from_bytes(data[4:8], "big", signed=True)
+    if count < 0:
+        return None
+    out = []
+    pos, end = 8, len(data)
+    for _ in range(count):
+        if pos + 4 > end:
+            return None
+        n = int.from_bytes(data[pos:pos + 4], "big", signed=True)
+        if n < 0 or pos + 4 + n > end:
+            return None
+        out.append(data[pos + 4:pos + 4 + n])
+        pos += 4 + n
+    return out if pos == end else None
+
+
+def records_to_arrow(records: list, writer_schema: Mapping):
+    """Decoded Avro records as an Arrow table typed by the writer schema (inferred where it has no mapping)."""
+    import pyarrow as pa
+
+    from .avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
+
+    try:
+        schema = avro_to_arrow_schema(writer_schema)
+    except UnsupportedAvroType:
+        return pa.Table.from_pylist(records)
+    return pa.Table.from_pylist(records, schema=schema)

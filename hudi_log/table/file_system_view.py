@@ -16,6 +16,12 @@
     with the greatest base instant that precedes the log's completion time (Hudi 1.x
     ``HoodieFileGroup`` with completion times);
   * file groups replaced by completed replacecommits ≤ ``as_of`` (insert_overwrite, clustering) are left out.
+* Pending compaction (requested or inflight at C ≤ ``as_of``): a file group in the compaction plan gets a
+  new slice based on C with no base file yet. Log files written after the request belong to it (v6: named
+  after C; v8: completed after C). Readers merge it with the slice before it — that slice's base file and
+  logs, then the new logs — as Hudi's ``getLatestMergedFileSlicesBeforeOrOn`` does
+  (:meth:`FileSystemView.latest_file_slices`). Without a readable plan, v6 still recognises the new slice
+  from log files named after C; for v8 the merged result is the same either way.
 """
 
 from __future__ import annotations
@@ -144,6 +150,9 @@ class FileSystemView:
         self.visible_instants = {i.requested_time for i in completed}
         self.completion = {i.requested_time: (i.completion_time or i.requested_time) for i in completed}
         self.replaced = timeline.replaced_file_ids(as_of)
+        # pending compaction instant → {partition: file ids} of its plan (None: plan unreadable)
+        self.pending_compactions = {i.requested_time: timeline.compaction_plan_file_ids(i)
+                                    for i in timeline.pending_compactions(as_of)}
         self.file_groups: dict[str, list[FileGroup]] = {p: self._build(p) for p in self.partitions}
 
     def _build(self, partition: str) -> list[FileGroup]:
@@ -171,11 +180,18 @@ class FileSystemView:
                 groups.append(g)
         return groups
 
+    def _in_compaction_plan(self, instant: str, partition: str, fid: str) -> bool:
+        plan = self.pending_compactions.get(instant)
+        return plan is not None and fid in plan.get(partition, ())
+
     def _group(self, partition, fid, bases: list[BaseFile], logs: list[LogFile]) -> FileGroup:
         slices: dict[str, FileSlice] = {}
         for bf in sorted(bases, key=lambda b: b.instant):
             # several base files of one instant (retries) — keep the last by name
             slices[bf.instant] = FileSlice(partition, fid, bf.instant, bf)
+        for c in self.pending_compactions:
+            if (bases or logs) and self._in_compaction_plan(c, partition, fid):
+                slices.setdefault(c, FileSlice(partition, fid, c))
         if self.props.version >= 8:
             base_instants = sorted(slices)
             log_only: FileSlice | None = None
@@ -195,6 +211,9 @@ class FileSystemView:
             for lf in logs:
                 if lf.instant in slices:
                     slices[lf.instant].log_files.append(lf)
+                elif lf.instant in self.pending_compactions:
+                    # written after the compaction was requested: the new slice based on its instant
+                    slices.setdefault(lf.instant, FileSlice(partition, fid, lf.instant)).log_files.append(lf)
                 elif lf.instant in self.visible_instants or not bases:
                     # log-only slice (no base file yet); the scanner filters blocks by instant
                     if lf.instant in self.visible_instants or self.as_of is None:
@@ -207,11 +226,18 @@ class FileSystemView:
         return FileGroup(partition, fid, out)
 
     def latest_file_slices(self) -> list[FileSlice]:
+        """The latest slice of every file group, a pending compaction's slice merged with the one before."""
         out = []
         for p in self.partitions:
             for g in self.file_groups[p]:
-                if g.latest_slice is not None:
-                    out.append(g.latest_slice)
+                s = g.latest_slice
+                if s is None:
+                    continue
+                if s.base_file is None and s.base_instant in self.pending_compactions and len(g.slices) > 1:
+                    prev = g.slices[-2]
+                    s = FileSlice(p, g.file_id, prev.base_instant, prev.base_file,
+                                  sorted(prev.log_files + s.log_files, key=LogFile.sort_key))
+                out.append(s)
         return out
 
     def to_dict(self) -> dict:

@@ -3,33 +3,124 @@
 * snapshot: latest file slice of every visible file group, base rows merged with the merged log scanner
   (MOR), bounded by ``as_of`` (a completed instant; None = the latest completed write instant).
 * read_optimized: base files of those slices only (log files ignored).
-* incremental: the snapshot as of ``end`` restricted to records whose ``_hoodie_commit_time`` lies in
-  (``begin``, ``end``] — the records changed by instants in that range, at their state as of ``end``
-  (Hudi's MOR incremental relation merges then filters on commit time).
-Columns: ``_hoodie_*`` meta columns first, then the data columns in base-file order (columns only
-found in log blocks — schema evolution — are appended and null-filled for older rows).
+* incremental: the records changed by the instants in a range, at their merged state as of the range's
+  last instant (Hudi's MOR incremental relations merge, then filter on ``_hoodie_commit_time``):
+  * table version ≥ 8 (Hudi 1.x Spark ``MergeOnReadIncrementalRelationV2``: ``IncrementalQueryAnalyzer``
+    with ``RangeType.OPEN_CLOSED``): ``begin`` and ``end`` are *completion* times — the write instants
+    that completed in (begin, end]; the snapshot is taken as of the last of them (by requested time).
+    hudi-rs 0.5.0 does the same. Passing an instant's *requested* time as ``begin`` therefore includes
+    that instant (it completed after it was requested).
+  * table version < 8 (Hudi's V1 relation): requested times, ``begin`` exclusive, ``end`` inclusive —
+    ``begin < _hoodie_commit_time <= end``, snapshot as of ``end``.
+
+Reading is planned, then done one file slice at a time (the unit a parallel reader or Spark hands out)::
+
+    plan = HudiTable(path).plan(query="snapshot", as_of=None, begin=None, end=None,
+                                columns=None, filters=None)          # -> ReadPlan
+    plan.schema        # pa.Schema of the result, known before any slice is read
+    plan.tasks         # list[SliceTask]: picklable, paths as str, one per file slice
+    read_slice(plan, task)          # -> pa.Table conforming to plan.schema
+    read_slice(plan.context, task)  # the same in another process (ReadContext is picklable)
+    read_plan(plan)                 # every slice, concatenated (= read_table); iter_plan(plan) streams
+                                    # them in order, read in parallel with bounded look-ahead
+
+The schema is fixed at planning time, without reading any slice's data: the newest visible base file's
+Parquet schema (its footer), then the columns only older base files have (their footers — Hudi reads with
+the latest table schema, and the v9 epochmillis table changes a partition column's type between files),
+then the fields of the latest completed commit's Avro schema (``extraMetadata.schema``, or
+``hoodie.table.create.schema``) that no base file has (log-only columns, schema evolution), all nullable,
+``_hoodie_*`` meta columns first. Rows from older files are null-filled for columns they lack.
+
 ``columns`` projects after the merge; ``filters`` is a list of ``(column, op, value)`` with op in
-``= == != < <= > >= in not in`` applied after the merge.
+``= == != < <= > >= in not in`` applied after the merge (per slice: filters are row-wise). Filters on
+partition columns also prune slices at planning time when the partition path states the value
+(simple/complex key generators; never for timestamp-based or custom ones, whose paths are formatted).
 """
 
 from __future__ import annotations
 
+import json
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .file_system_view import FileSystemView
+from ..avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
+from .file_system_view import FileSlice, FileSystemView
+from .merge import NotVectorizable, conform, merge_slice
 from .properties import TableError, read_properties
-from .scanner import COMMIT_TIME, KEY_FIELD, Entry, MergedLogScanner, combine
+from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine
 from .timeline import Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
+META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+                "_hoodie_file_name")
+_DEFAULT_PARTITIONS = {"__HIVE_DEFAULT_PARTITION__", "default"}
 
 
 class QueryError(TableError):
     """A query cannot run as asked (bad query type or bounds)."""
+
+
+@dataclass(frozen=True)
+class SliceTask:
+    """One file slice to read: plain data (paths as str) so it pickles to a worker process."""
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: str | None
+    log_files: tuple[str, ...]
+    size: int  # bytes on disk (base + logs), for scheduling
+
+    @classmethod
+    def of(cls, s: FileSlice, merge_logs: bool) -> "SliceTask":
+        logs = tuple(str(lf.path) for lf in s.log_files) if merge_logs else ()
+        size = (s.base_file.size if s.base_file else 0) + (sum(lf.size for lf in s.log_files) if merge_logs else 0)
+        return cls(s.partition, s.file_id, s.base_instant, str(s.base_file.path) if s.base_file else None, logs, size)
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """Everything a worker needs to read a slice, fixed at planning time (picklable)."""
+    table_path: str
+    query: str
+    bound: str | None  # as_of / end (requested time); None = no completed commit
+    begin: str | None  # incremental, table version < 8: exclusive lower bound on commit time
+    table_version: int
+    ordering_fields: tuple[str, ...]
+    merge_mode: str
+    key_fields: tuple[str, ...]
+    completed: frozenset[str]
+    timeline_start: str | None
+    table_schema: pa.Schema  # the merged rows' schema (before projection)
+    columns: tuple[str, ...] | None = None
+    filters: tuple[tuple, ...] = ()
+    commit_times: frozenset[str] | None = None  # incremental, table version ≥ 8: the instants in range
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The output schema: ``table_schema`` projected on ``columns``."""
+        if not self.columns:
+            return self.table_schema
+        return pa.schema([self.table_schema.field(c) for c in self.columns])
+
+
+@dataclass
+class ReadPlan:
+    context: ReadContext
+    tasks: list[SliceTask] = field(default_factory=list)
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.context.schema
 
 
 class HudiTable:
@@ -49,207 +140,298 @@ class HudiTable:
             return latest.requested_time if latest else None
         return _normalise_instant(as_of)
 
-    def _slice_rows(self, fs, bound: str | None, merge_logs: bool) -> tuple[list[dict], list[pa.Schema], list]:
-        props = self.properties
-        rows: list[dict] = []
-        schemas: list[pa.Schema] = []
-        extra_fields: list = []
-        completed = self.timeline.completed_commit_times()
-        timeline_start = min((i.requested_time for i in self.timeline.instants), default=None)
-        slices = fs.latest_file_slices()
-        tables = {id(s): pq.read_table(s.base_file.path) for s in slices if s.base_file is not None}
-        # target schema: the newest base file's, plus columns only older files have (Hudi reads with the
-        # latest table schema; hudi-rs does the same, e.g. a partition column written as int64 then string)
-        order = sorted((s for s in slices if s.base_file is not None), key=lambda s: s.base_file.instant)
-        target = None
-        for s in reversed(order):
-            sch = tables[id(s)].schema
-            if target is None:
-                target = sch
-            else:
-                target = pa.schema(list(target) + [f for f in sch if f.name not in target.names])
-        if target is not None:
-            schemas.append(target)
-        for s in slices:
-            base_rows: list[dict] = []
-            if s.base_file is not None:
-                base_rows = _conform(tables[id(s)], target).to_pylist()
-            if not merge_logs or not s.log_files:
-                rows.extend(base_rows)
-                continue
-            sc = MergedLogScanner(
-                s.log_files, table_version=props.version, ordering_fields=props.ordering_fields,
-                merge_mode=props.merge_mode, latest_instant=bound, completed_instants=completed,
-                timeline_start=timeline_start, key_fields=props.record_key_fields)
-            merged = sc.scan()
-            seen = set()
-            for r in base_rows:
-                key = r.get(KEY_FIELD) or sc._key_of(r)
-                seen.add(key)
-                log_entry = merged.get(key)
-                if log_entry is None:
-                    rows.append(r)
-                    continue
-                base_entry = Entry(key, r, sc._ordering_of(r))
-                win = combine(base_entry, log_entry, sc.merge_mode)
-                if win.record is not None:
-                    rows.append(win.record)
-            for key, e in merged.items():
-                if key not in seen and e.record is not None:
-                    rows.append(e.record)
-            for e in merged.values():
-                if e.record is not None:
-                    for k in e.record:
-                        if k not in extra_fields:
-                            extra_fields.append(k)
-        return rows, schemas, extra_fields
-
-    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
+    def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
+             filters=None) -> ReadPlan:
+        """The slices to read for a query, and the result's schema (no slice data is read)."""
         if query not in QUERY_TYPES:
             raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
+        props = self.properties
+        commit_times = None
         if query == "incremental":
             if begin is None:
                 raise QueryError(self.path, "an incremental query needs begin")
-            bound = self._bound(end)
+            if props.version >= 8:
+                commit_times, bound = self._completed_between(_normalise_instant(begin),
+                                                              None if end is None else _normalise_instant(end))
+            else:
+                bound = self._bound(end)
         else:
             bound = self._bound(as_of)
-        if bound is None:  # no completed commit yet: empty table
-            return _finish(_empty_table(self.properties), columns, filters)
+        cols = tuple(columns) if columns else None
+        flts = tuple(tuple(f) for f in filters or ())
+        for f in flts:
+            _check_filter(f)
+        base_ctx = dict(table_path=str(self.path), query=query, bound=bound,
+                        begin=_normalise_instant(begin) if begin is not None else None,
+                        table_version=props.version, ordering_fields=tuple(props.ordering_fields),
+                        merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
+                        completed=frozenset(self.timeline.completed_commit_times()),
+                        timeline_start=min((i.requested_time for i in self.timeline.instants), default=None),
+                        columns=cols, filters=flts, commit_times=commit_times)
+        if bound is None:  # no completed commit yet: an empty table
+            ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
+            _check_columns(ctx, cols, flts)
+            return ReadPlan(ctx, [])
         for inst in self.timeline.completed_commits():  # a corrupt commit file is an error naming it
             if inst.requested_time <= bound:
                 self.timeline.commit_metadata(inst)
         fs = self.view(bound)
-        rows, schemas, extra = self._slice_rows(fs, bound, merge_logs=(query != "read_optimized"
-                                                                           and self.properties.is_mor))
-        table = _to_table(rows, schemas, extra, self.properties)
-        if query == "incremental":
-            b = _normalise_instant(begin)
-            ct = table.column("_hoodie_commit_time")
-            mask = pc.and_(pc.greater(ct, b), pc.less_equal(ct, bound))
-            table = table.filter(mask)
-        return _finish(table, columns, filters)
+        slices = fs.latest_file_slices()
+        merge_logs = query != "read_optimized" and props.is_mor
+        ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
+        _check_columns(ctx, cols, flts)
+        tasks = [SliceTask.of(s, merge_logs) for s in slices]
+        tasks = [t for t in tasks if t.base_file or t.log_files]
+        tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
+        return ReadPlan(ctx, tasks)
 
+    def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
+        """Write instants completed in (begin, end] (completion times), and the last one's requested time."""
+        done = [i for i in self.timeline.completed_commits()
+                if begin < (i.completion_time or i.requested_time) and (end is None or (i.completion_time or i.requested_time) <= end)]
+        return frozenset(i.requested_time for i in done), (done[-1].requested_time if done else None)
 
-def _conform(t: pa.Table, target: pa.Schema) -> pa.Table:
-    cols = []
-    for f in target:
-        if f.name in t.column_names:
-            c = t.column(f.name)
-            if c.type != f.type:
+    def _commit_schema(self, bound: str) -> dict | None:
+        """The Avro schema of the latest completed commit ≤ bound that records one."""
+        for inst in reversed(self.timeline.completed_commits()):
+            if inst.requested_time > bound:
+                continue
+            s = (self.timeline.commit_metadata(inst).get("extraMetadata") or {}).get("schema")
+            if s:
                 try:
-                    c = c.cast(f.type)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                    pass
-            cols.append(c)
+                    return json.loads(s)
+                except ValueError:
+                    continue
+        s = self.properties.get("hoodie.table.create.schema")
+        try:
+            return json.loads(s) if s else None
+        except ValueError:
+            return None
+
+    def _table_schema(self, slices: list[FileSlice], bound: str, merge_logs: bool) -> pa.Schema:
+        order = sorted((s.base_file for s in slices if s.base_file is not None), key=lambda b: b.instant)
+        target: pa.Schema | None = None
+        for bf in reversed(order):
+            sch = pq.read_schema(bf.path)
+            sch = pa.schema([sch.field(i) for i in range(len(sch))])  # drop file metadata
+            target = sch if target is None else pa.schema(
+                list(target) + [f for f in sch if f.name not in target.names])
+        fields = list(target) if target is not None else [pa.field(n, pa.string()) for n in META_COLUMNS]
+        if merge_logs or target is None:
+            avro = self._commit_schema(bound)
+            if avro is not None:
+                try:
+                    extra = avro_to_arrow_schema(avro)
+                except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
+                    extra = pa.schema([])
+                names = {f.name for f in fields}
+                fields += [f for f in extra if f.name not in names]
+        return _meta_first_schema(pa.schema([f.with_nullable(True) for f in fields]))
+
+    def _pruned(self, partition: str, ctx: ReadContext) -> bool:
+        """True when a filter on a partition column excludes every row of this partition path."""
+        pfields = self.properties.partition_fields
+        if not ctx.filters or not pfields or not partition or not _plain_partition_paths(self.properties):
+            return False
+        parts = partition.split("/")
+        if len(parts) != len(pfields):
+            return False
+        values = {}
+        for name, seg in zip(pfields, parts):
+            if "=" in seg and seg.split("=", 1)[0] == name:
+                seg = seg.split("=", 1)[1]
+            elif self.properties.hive_style_partitioning:
+                return False
+            values[name] = unquote(seg)
+        for col, op, val in ctx.filters:
+            if col not in values or col not in ctx.table_schema.names or values[col] in _DEFAULT_PARTITIONS:
+                continue
+            typ = ctx.table_schema.field(col).type
+            try:
+                arr = pa.array([values[col]]).cast(typ)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                continue
+            try:
+                keep = _mask(arr, op, val)[0].as_py()
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError):
+                continue
+            if keep is False:
+                return True
+        return False
+
+    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
+        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters))
+
+
+def _plain_partition_paths(props) -> bool:
+    """Partition paths hold the column values as written (simple / complex key generators only)."""
+    kg = (props.get("hoodie.table.keygenerator.class") or props.get("hoodie.table.keygenerator.type") or "").lower()
+    if props.get("hoodie.datasource.write.partitionpath.urlencode", "false").lower() == "true":
+        return False
+    return not kg or any(k in kg for k in ("simple", "complex"))
+
+
+def iter_plan(plan: ReadPlan, workers: int | None = None, processes: bool = False) -> Iterator[pa.Table]:
+    """The slices of a plan, read ``workers`` at a time (default: one per CPU), yielded in plan order.
+
+    At most ``2 * workers`` slices are in flight, so memory stays bounded by the largest slices rather
+    than the table. Threads by default: polars, Arrow and Parquet release the GIL for the heavy work
+    (measured faster than processes here, whose results must be pickled back); ``processes=True`` runs
+    each slice in a worker process (the context and tasks are picklable).
+    """
+    tasks = list(plan.tasks)
+    n = min(workers or os.cpu_count() or 1, len(tasks))
+    if n <= 1:
+        for t in tasks:
+            yield read_slice(plan.context, t)
+        return
+    # worker processes are spawned: forking a process whose Arrow / polars thread pools are running
+    # can deadlock the child
+    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) if processes \
+        else ThreadPoolExecutor(n)
+    with pool:
+        pending: deque = deque()
+        it = iter(tasks)
+        for t in it:
+            pending.append(pool.submit(read_slice, plan.context, t))
+            if len(pending) >= 2 * n:
+                break
+        while pending:
+            yield pending.popleft().result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(read_slice, plan.context, nxt))
+
+
+def read_plan(plan: ReadPlan, workers: int | None = None, processes: bool = False) -> pa.Table:
+    """Every slice of a plan, concatenated in plan order (slices read in parallel: :func:`iter_plan`)."""
+    parts = list(iter_plan(plan, workers, processes))
+    if not parts:
+        return plan.schema.empty_table()
+    return pa.concat_tables(parts)
+
+
+def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectorized: bool = True) -> pa.Table:
+    """One file slice merged, windowed (incremental), filtered and projected; conforms to the plan's schema.
+
+    ``vectorized`` merges on Arrow (merge.py) where that is exact, else (and with False) record by record.
+    """
+    ctx = plan_or_context.context if isinstance(plan_or_context, ReadPlan) else plan_or_context
+    schema = ctx.table_schema
+    table = None
+    if vectorized:
+        base = conform(pq.read_table(task.base_file), schema) if task.base_file is not None else None
+        if not task.log_files:
+            table = base if base is not None else schema.empty_table()
         else:
-            cols.append(pa.nulls(t.num_rows, f.type))
-    return pa.table(cols, names=target.names)
+            try:
+                table = merge_slice(base, _scanner(ctx, task), schema)
+            except NotVectorizable:
+                table = None
+    if table is None:
+        rows = _slice_rows(ctx, task)
+        table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+    return _finish(ctx, table)
+
+
+def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
+    return MergedLogScanner(
+        task.log_files, table_version=ctx.table_version, ordering_fields=list(ctx.ordering_fields),
+        merge_mode=ctx.merge_mode, latest_instant=ctx.bound, completed_instants=set(ctx.completed),
+        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields))
+
+
+def _slice_rows(ctx: ReadContext, task: SliceTask) -> list[dict]:
+    """The record-by-record merge of one slice (base rows, then keys only the logs hold)."""
+    base_rows: list[dict] = []
+    if task.base_file is not None:
+        base_rows = conform(pq.read_table(task.base_file), ctx.table_schema).to_pylist()
+    if not task.log_files:
+        return base_rows
+    sc = _scanner(ctx, task)
+    merged = sc.scan()
+    rows = []
+    seen = set()
+    for r in base_rows:
+        key = r.get(KEY_FIELD) or sc._key_of(r)
+        seen.add(key)
+        log_entry = merged.get(key)
+        if log_entry is None:
+            rows.append(r)
+            continue
+        win = combine(Entry(key, r, sc._ordering_of(r)), log_entry, sc.merge_mode)
+        if win.record is not None:
+            rows.append(win.record)
+    for key, e in merged.items():
+        if key not in seen and e.record is not None:
+            rows.append(e.record)
+    return rows
+
+
+def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
+    if ctx.query == "incremental":
+        ct = table.column("_hoodie_commit_time")
+        if ctx.commit_times is not None:
+            mask = pc.is_in(ct, value_set=pa.array(sorted(ctx.commit_times), pa.string()))
+        else:
+            mask = pc.and_(pc.greater(ct, ctx.begin), pc.less_equal(ct, ctx.bound))
+        table = table.filter(pc.fill_null(mask, False))
+    for col, op, val in ctx.filters:
+        table = table.filter(pc.fill_null(_mask(table.column(col), op, val), False))
+    if ctx.columns:
+        table = table.select(list(ctx.columns))
+    return table
 
 
 def _normalise_instant(t) -> str:
     s = str(t).strip()
-    digits = "".join(c for c in s if c.isdigit())
     if s.isdigit():
         return s
     # "2025-03-31 03:06:42.808" style → 20250331030642808
-    return digits
+    return "".join(c for c in s if c.isdigit())
 
 
-def _unify(schemas: list[pa.Schema]) -> pa.Schema | None:
-    if not schemas:
-        return None
-    try:
-        return pa.unify_schemas(schemas, promote_options="permissive")
-    except (pa.ArrowInvalid, TypeError):
-        return schemas[-1]
+def _meta_first_schema(s: pa.Schema) -> pa.Schema:
+    meta = [f for f in s if f.name.startswith("_hoodie_")]
+    return pa.schema(meta + [f for f in s if not f.name.startswith("_hoodie_")])
 
 
-def _to_table(rows: list[dict], schemas: list[pa.Schema], extra: list[str], props) -> pa.Table:
-    schema = _unify(schemas)
-    if schema is None:
-        t = pa.Table.from_pylist(rows) if rows else _empty_table(props)
-        return _meta_first(t)
-    names = list(schema.names)
-    missing = [f for f in extra if f not in names]
-    if missing:
-        inferred = pa.Table.from_pylist([{k: r.get(k) for k in missing} for r in rows]).schema
-        schema = pa.schema(list(schema) + [inferred.field(k) for k in missing])
-    schema = pa.schema([f.with_nullable(True) for f in schema])
-    t = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
-    return _meta_first(t)
-
-
-def _meta_first(t: pa.Table) -> pa.Table:
-    meta = [n for n in t.column_names if n.startswith("_hoodie_")]
-    rest = [n for n in t.column_names if not n.startswith("_hoodie_")]
-    return t.select(meta + rest)
-
-
-def _empty_table(props) -> pa.Table:
-    fields = [pa.field(n, pa.string()) for n in ("_hoodie_commit_time", "_hoodie_commit_seqno",
-                                                 "_hoodie_record_key", "_hoodie_partition_path",
-                                                 "_hoodie_file_name")]
+def _empty_schema(props) -> pa.Schema:
+    fields = [pa.field(n, pa.string()) for n in META_COLUMNS]
     schema_json = props.get("hoodie.table.create.schema")
     if schema_json:
         try:
-            import json
-            for f in json.loads(schema_json)["fields"]:
-                fields.append(pa.field(f["name"], _avro_to_arrow(f["type"])))
-        except Exception:  # noqa: BLE001 - the empty table still has the meta columns
+            fields += [f for f in avro_to_arrow_schema(json.loads(schema_json)) if f.name not in META_COLUMNS]
+        except (ValueError, KeyError, TypeError):  # the empty table still has the meta columns
             pass
-    return pa.table({f.name: pa.array([], f.type) for f in fields})
-
-
-def _avro_to_arrow(t):
-    if isinstance(t, list):
-        non_null = [x for x in t if x != "null"]
-        return _avro_to_arrow(non_null[0]) if non_null else pa.null()
-    if isinstance(t, dict):
-        lt = t.get("logicalType")
-        if lt == "decimal":
-            return pa.decimal128(t["precision"], t.get("scale", 0))
-        if lt == "date":
-            return pa.date32()
-        if lt == "timestamp-micros":
-            return pa.timestamp("us", tz="UTC")
-        if lt == "timestamp-millis":
-            return pa.timestamp("ms", tz="UTC")
-        if t["type"] == "record":
-            return pa.struct([pa.field(f["name"], _avro_to_arrow(f["type"])) for f in t["fields"]])
-        if t["type"] == "array":
-            return pa.list_(_avro_to_arrow(t["items"]))
-        if t["type"] == "map":
-            return pa.map_(pa.string(), _avro_to_arrow(t["values"]))
-        return _avro_to_arrow(t["type"])
-    return {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
-            "double": pa.float64(), "boolean": pa.bool_(), "bytes": pa.binary(), "null": pa.null()}.get(t, pa.string())
+    return pa.schema(fields)
 
 
 _OPS = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
         ">": pc.greater, ">=": pc.greater_equal}
 
 
-def _finish(t: pa.Table, columns, filters) -> pa.Table:
-    for flt in filters or []:
-        col, op, val = flt
-        op = op.strip().lower()
-        arr = t.column(col)
-        if op in _OPS:
-            mask = _OPS[op](arr, pa.scalar(val, type=arr.type) if not isinstance(val, pa.Scalar) else val)
-        elif op in ("in", "not in"):
-            mask = pc.is_in(arr, value_set=pa.array(list(val), type=arr.type))
-            if op == "not in":
-                mask = pc.invert(mask)
-        else:
-            raise ValueError(f"unknown filter operator {op!r}")
-        t = t.filter(pc.fill_null(mask, False))
-    if columns:
-        cols = list(columns)
-        unknown = [c for c in cols if c not in t.column_names]
-        if unknown:
-            raise KeyError(f"unknown columns: {', '.join(unknown)}")
-        t = t.select(cols)
-    return t
+def _check_filter(f: tuple) -> None:
+    if len(f) != 3:
+        raise ValueError(f"a filter is (column, op, value), not {f!r}")
+    op = str(f[1]).strip().lower()
+    if op not in _OPS and op not in ("in", "not in"):
+        raise ValueError(f"unknown filter operator {op!r}")
+
+
+def _check_columns(ctx: ReadContext, columns, filters) -> None:
+    names = ctx.table_schema.names
+    unknown = [c for c in list(columns or []) + [f[0] for f in filters] if c not in names]
+    if unknown:
+        raise KeyError(f"unknown columns: {', '.join(dict.fromkeys(unknown))}")
+
+
+def _mask(arr, op: str, val):
+    op = op.strip().lower()
+    if op in _OPS:
+        return _OPS[op](arr, val if isinstance(val, pa.Scalar) else pa.scalar(val, type=arr.type))
+    mask = pc.is_in(arr, value_set=pa.array(list(val), type=arr.type))
+    return pc.invert(mask) if op == "not in" else mask
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,

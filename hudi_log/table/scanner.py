@@ -11,6 +11,10 @@
   read *before* it (S7). Rollback blocks are honoured whatever their own instant (S18). Leftover
   corrupt blocks are ignored. The queue is then merged oldest-first.
   NOTE: hudi-rs instead collects rollback targets globally (position-independent); we follow Java.
+* Logs holding log-compacted blocks (COMPACTED_BLOCK_TIMES header, written by logcompaction instants)
+  are scanned as Java's two-pass scan does (``_optimized_queue``, catalogue S17): each compacted block
+  replaces the blocks of the instants it covers, so their records are not merged twice; that scan is
+  the only one current Hudi has, and the one Hudi 1.x needs for log compaction.
 * Merging by record key (``_hoodie_record_key``, or the record-key fields when meta fields are absent):
   * COMMIT_TIME_ORDERING: the later record (or delete) wins.
   * EVENT_TIME_ORDERING: a later record wins when its ordering value(s) ≥ the current one (ties → later);
@@ -78,6 +82,17 @@ def ordering_ge(a: tuple | None, b: tuple | None) -> bool:
         return str(a) >= str(b)
 
 
+def is_default_ordering(d) -> bool:
+    """A delete carrying no ordering value or the default one (IntWrapper 0): a processing-time delete."""
+    ov = d.ordering_value
+    return ov is None or (ov == 0 and not isinstance(ov, bool) and
+                          getattr(d.ordering_kind, "name", "") in ("INT", "NULL", ""))
+
+
+def ordering_tuple(ov) -> tuple | None:
+    return None if ov is None else (tuple(ov) if isinstance(ov, (list, tuple)) else (ov,))
+
+
 def combine(old: Entry | None, new: Entry, merge_mode: str) -> Entry:
     """The entry that survives when ``new`` (read later) meets ``old``."""
     if old is None or merge_mode != EVENT_TIME:
@@ -109,6 +124,7 @@ class MergedLogScanner:
         self.stats = ScanStats()
         self.records: dict[str, Entry] = {}
         self._scanned = False
+        self._queue: list | None = None
 
     def _ordering_of(self, rec: dict) -> tuple | None:
         if not self.ordering_fields:
@@ -136,10 +152,11 @@ class MergedLogScanner:
                 return True
         return False
 
-    def scan(self) -> dict[str, Entry]:
-        if self._scanned:
-            return self.records
-        queue: list = []
+    def queued_blocks(self) -> list:
+        """The data and delete blocks to merge, oldest first, after skips, rollbacks and log compaction."""
+        if self._queue is not None:
+            return self._queue
+        events = []  # (block, kind) in file order; kind: "data" | "corrupt" | "rollback"
         for lf in self.log_files:
             path = getattr(lf, "path", lf)
             self.stats.files += 1
@@ -147,19 +164,14 @@ class MergedLogScanner:
                 self.stats.blocks += 1
                 if block.corrupt or block.block_type == BlockType.corrupt_block:
                     self.stats.corrupt_blocks += 1
-                    queue.append(block)
+                    events.append((block, "corrupt"))
                     continue
                 bt = block.block_type
                 if bt == BlockType.command_block:
                     if not block.is_rollback:
                         raise NotImplementedError(f"{path}: unsupported command block type")
                     self.stats.rollbacks += 1
-                    target = block.target_instant_time
-                    before = len(queue)
-                    queue = [b for b in queue if not (b.corrupt or b.block_type == BlockType.corrupt_block
-                                                       or b.instant_time == target)]
-                    if len(queue) == before:
-                        self.stats.invalid_rollbacks.append(target)
+                    events.append((block, "rollback"))
                     continue
                 if bt in _DATA_TYPES or bt == BlockType.delete_block or bt == BlockType.cdc_data_block:
                     if self._skip(block):
@@ -167,17 +179,79 @@ class MergedLogScanner:
                         continue
                     if bt == BlockType.cdc_data_block:
                         continue  # CDC blocks carry change images, not table records
-                    queue.append(block)
-        for block in queue:
-            if block.corrupt or block.block_type == BlockType.corrupt_block:
+                    events.append((block, "data"))
+        compacted = any(k == "data" and b.compacted_block_times is not None for b, k in events)
+        self._queue = self._optimized_queue(events) if compacted else self._v1_queue(events)
+        return self._queue
+
+    def _v1_queue(self, events) -> list:
+        queue: list = []
+        for block, kind in events:
+            if kind == "rollback":
+                target = block.target_instant_time
+                before = len(queue)
+                queue = [b for b in queue if not (b.corrupt or b.block_type == BlockType.corrupt_block
+                                                   or b.instant_time == target)]
+                if len(queue) == before:
+                    self.stats.invalid_rollbacks.append(target)
+            else:
+                queue.append(block)
+        return [b for b in queue if not (b.corrupt or b.block_type == BlockType.corrupt_block)]
+
+    def _optimized_queue(self, events) -> list:
+        """Java's two-pass scan for logs holding log-compacted blocks (COMPACTED_BLOCK_TIMES).
+
+        Blocks are grouped by instant in order of first arrival; a rollback drops the groups of its
+        target read so far; corrupt blocks are dropped. Walking the instants newest first, a compacted
+        block's group maps every instant it covers (transitively) to the final compacted instant, and an
+        instant covered by one is replaced by that compacted group, placed once at the position of the
+        newest instant it covers — so compacted records are not merged twice.
+        """
+        groups: dict[str, list] = {}
+        order: list[str] = []
+        for block, kind in events:
+            if kind == "corrupt":
                 continue
+            inst = block.instant_time
+            if kind == "rollback":
+                target = block.target_instant_time
+                if groups.pop(target, None) is None:
+                    self.stats.invalid_rollbacks.append(target)
+                if target in order:
+                    order.remove(target)
+                continue
+            if inst not in groups:
+                groups[inst] = []
+                order.append(inst)
+            groups[inst].append(block)
+        compacted_into: dict[str, str] = {}
+        included: set[str] = set()
+        picked: list[list] = []  # newest first
+        for inst in reversed(order):
+            first = groups[inst][0]
+            covered = first.compacted_block_times
+            if covered is not None:
+                final = compacted_into.get(inst, inst)
+                for original in covered.split(","):
+                    compacted_into[original] = final
+                continue
+            final = compacted_into.get(inst)
+            if final is None:
+                picked.append(groups[inst])
+                included.add(inst)
+            elif final not in included:
+                picked.append(groups[final])
+                included.add(final)
+        return [b for group in reversed(picked) for b in group]
+
+    def scan(self) -> dict[str, Entry]:
+        if self._scanned:
+            return self.records
+        for block in self.queued_blocks():
             if block.block_type == BlockType.delete_block:
                 for d in block.deletes():
                     ov = d.ordering_value
-                    default = ov is None or (ov == 0 and not isinstance(ov, bool) and
-                                             getattr(d.ordering_kind, "name", "") in ("INT", "NULL", ""))
-                    ordering = None if ov is None else (tuple(ov) if isinstance(ov, (list, tuple)) else (ov,))
-                    self._put(Entry(d.record_key, None, ordering, default))
+                    self._put(Entry(d.record_key, None, ordering_tuple(ov), is_default_ordering(d)))
             else:
                 for rec in block.records():
                     self.stats.records += 1

@@ -12,8 +12,12 @@ File names (Apache Hudi ``InstantFileNameGenerator``/``InstantFileNameParser`` v
 
 Instants are ordered as Hudi's ``InstantComparator`` does: requested time, then state
 (requested < inflight < completed); a compaction/clustering instant compares as its completed action.
-Completion time: from the file name in layout 2; layout 1 has none (Hudi uses the file's
-modification time; we keep ``None`` and fall back to the requested time where an order is needed).
+Completion time: from the file name in layout 2. Layout 1 names carry none; Hudi (1.x reading a
+layout-1 timeline) takes the completed instant file's modification time, formatted as an instant in the
+table's timeline timezone (``hoodie.table.timeline.timezone``, default local) — so do we. Reads of
+layout-1 (table version 6) tables never depend on it: slices are assigned by the base instant in log
+file names, uncommitted blocks are skipped by instant membership, and incremental windows compare
+``_hoodie_commit_time`` with requested times, as Hudi's v6 incremental relation does.
 
 Commit metadata: JSON in layout 1, an Avro object container (``HoodieCommitMetadata`` /
 ``HoodieReplaceCommitMetadata``) in layout 2. Both are returned as plain dicts with the same keys
@@ -22,10 +26,11 @@ Commit metadata: JSON in layout 1, an Avro object container (``HoodieCommitMetad
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .properties import TableError, TableProperties
@@ -106,11 +111,14 @@ class Timeline:
         self.folder = self.table_path / ".hoodie" / props.timeline_path if props.timeline_path else \
             self.table_path / ".hoodie"
         self.all_files: list[Instant] = []
+        utc = props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC"
         if self.folder.is_dir():
             for p in self.folder.iterdir():
                 if p.is_file():
                     inst = parse_instant_file_name(p.name, p)
                     if inst is not None:
+                        if inst.is_completed and inst.completion_time is None:
+                            inst = replace(inst, completion_time=_mtime_instant(p, utc))
                         self.all_files.append(inst)
         # latest state of each requested time
         latest: dict[str, Instant] = {}
@@ -163,6 +171,27 @@ class Timeline:
         self._metadata_cache[key] = md
         return md
 
+    def pending_compactions(self, as_of: str | None = None) -> list[Instant]:
+        """Compactions requested (or inflight) at or before ``as_of`` and not yet completed."""
+        return [i for i in self.pending() if i.action == COMPACTION and (as_of is None or i.requested_time <= as_of)]
+
+    def compaction_plan_file_ids(self, instant: Instant) -> dict[str, set[str]] | None:
+        """{partition: file ids} of a compaction plan (``.compaction.requested``, an Avro
+        ``HoodieCompactionPlan``); None when the plan cannot be read (e.g. an empty requested file)."""
+        path = self.folder / f"{instant.requested_time}.{COMPACTION}.requested"
+        try:
+            md = read_instant_metadata(path)
+        except TimelineError:
+            return None
+        ops = md.get("operations") if isinstance(md, dict) else None
+        if not ops:
+            return None
+        out: dict[str, set[str]] = {}
+        for op in ops:
+            if op.get("fileId"):
+                out.setdefault(op.get("partitionPath") or "", set()).add(op["fileId"])
+        return out
+
     def replaced_file_ids(self, as_of: str | None = None) -> dict[str, set[str]]:
         """{partition: file ids} replaced by completed replacecommits at or before ``as_of``."""
         out: dict[str, set[str]] = {}
@@ -173,6 +202,17 @@ class Timeline:
             for part, ids in (md.get("partitionToReplaceFileIds") or {}).items():
                 out.setdefault(part or "", set()).update(ids or [])
         return out
+
+
+def _mtime_instant(path: Path, utc: bool) -> str | None:
+    """A file's modification time as an instant (yyyyMMddHHmmssSSS)."""
+    try:
+        ms = path.stat().st_mtime_ns // 1_000_000
+    except OSError:
+        return None
+    tz = datetime.timezone.utc if utc else None
+    t = datetime.datetime.fromtimestamp(ms / 1000, tz)
+    return t.strftime("%Y%m%d%H%M%S") + f"{ms % 1000:03d}"
 
 
 def read_instant_metadata(path: Path) -> dict:
