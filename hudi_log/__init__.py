@@ -22,6 +22,7 @@ __all__ = [
     "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "HeaderKey", "HudiLogError",
     "LogBlock", "LogFileNameError", "LogFormatError", "NotALogFileError", "ReverseReadError",
     "TruncatedLogError", "HudiTable", "AppendHandle", "AppendResult", "LogFileName", "LogWriter", "Storage", "open_log", "read_reverse", "read_table", "write_blocks",
+    "write_table",
 ]
 
 
@@ -31,6 +32,10 @@ def __getattr__(name: str):
         from . import table
 
         return getattr(table, name)
+    if name == "write_table":
+        from .table.write import write_table
+
+        return write_table
     if name == "AppendHandle":
         from .append_handle import AppendHandle
 

@@ -1,0 +1,162 @@
+"""Instant metadata as Hudi serialises it: commit / replacecommit metadata (JSON in timeline layout 1,
+Avro object container in layout 2) and rollback metadata / plans (Avro in both layouts).
+
+The Avro schemas below are the record layouts Hudi 1.x writes into its instant files (field order as
+in the real files of ``../shared/corpus``; every string is Java ``String``). Write stats are the same
+dicts in both encodings; keys an encoding does not know are dropped, missing nullable ones are null.
+
+Layout 1 JSON follows Jackson's pretty printer closely enough for every reader (``"key" : value``,
+two-space indent). Hudi itself writes the rollback plan and rollback metadata as Avro even in
+layout 1 (``20250126040936578.rollback`` in the v6 rollback corpus table), and so do we.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Mapping
+
+import fastavro
+
+_JS = {"type": "string", "avro.java.string": "String"}
+_S = ["null", _JS]
+_L = ["null", "long"]
+
+
+def _nullable_fields(spec) -> list[dict]:
+    return [{"name": n, "type": t, "default": None} for n, t in spec]
+
+
+WRITE_STAT_SCHEMA = {
+    "type": "record", "name": "HoodieWriteStat", "namespace": "org.apache.hudi.avro.model",
+    "fields": _nullable_fields([
+        ("fileId", _S), ("path", _S), ("prevCommit", _S), ("numWrites", _L), ("numDeletes", _L),
+        ("numUpdateWrites", _L), ("totalWriteBytes", _L), ("totalWriteErrors", _L), ("partitionPath", _S),
+        ("totalLogRecords", _L), ("totalLogFiles", _L), ("totalUpdatedRecordsCompacted", _L),
+        ("numInserts", _L), ("totalLogBlocks", _L), ("totalCorruptLogBlock", _L), ("totalRollbackBlocks", _L),
+        ("fileSizeInBytes", _L), ("logVersion", ["null", "int"]), ("logOffset", _L), ("baseFile", _S),
+        ("logFiles", ["null", {"type": "array", "items": _JS, "default": None}]),
+        ("cdcStats", ["null", {"type": "map", "values": "long", "avro.java.string": "String", "default": None}]),
+        ("prevBaseFile", _S), ("minEventTime", _L), ("maxEventTime", _L),
+        ("runtimeStats", ["null", {"type": "record", "name": "HoodieRuntimeStats", "fields": _nullable_fields(
+            [("totalScanTime", _L), ("totalCreateTime", _L), ("totalUpsertTime", _L)])}]),
+        ("totalLogFilesCompacted", _L), ("totalLogReadTimeMs", _L), ("totalLogSizeCompacted", _L),
+        ("tempPath", _S), ("numUpdates", _L),
+    ]),
+}
+
+_STATS_MAP = ["null", {"type": "map", "values": {"type": "array", "items": WRITE_STAT_SCHEMA},
+                       "avro.java.string": "String"}]
+_EXTRA = ["null", {"type": "map", "values": _JS, "avro.java.string": "String", "default": None}]
+
+COMMIT_METADATA_SCHEMA = {
+    "type": "record", "name": "HoodieCommitMetadata", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "partitionToWriteStats", "type": _STATS_MAP, "default": None},
+        {"name": "compacted", "type": ["null", "boolean"], "default": None},
+        {"name": "extraMetadata", "type": _EXTRA, "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "operationType", "type": _S, "default": None},
+    ],
+}
+
+REPLACE_COMMIT_METADATA_SCHEMA = {
+    "type": "record", "name": "HoodieReplaceCommitMetadata", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "partitionToWriteStats", "type": _STATS_MAP, "default": None},
+        {"name": "extraMetadata", "type": _EXTRA, "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "operationType", "type": _S, "default": None},
+        {"name": "partitionToReplaceFileIds", "type": ["null", {
+            "type": "map", "values": {"type": "array", "items": _JS}, "avro.java.string": "String"}],
+         "default": None},
+        {"name": "compacted", "type": ["null", "boolean"], "default": None},
+    ],
+}
+
+_INSTANT_INFO = {"type": "record", "name": "HoodieInstantInfo", "namespace": "org.apache.hudi.avro.model",
+                 "fields": [{"name": "commitTime", "type": _JS}, {"name": "action", "type": _JS}]}
+_SIZES = ["null", {"type": "map", "values": "long", "avro.java.string": "String"}]
+
+ROLLBACK_METADATA_SCHEMA = {
+    "type": "record", "name": "HoodieRollbackMetadata", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "startRollbackTime", "type": _JS},
+        {"name": "timeTakenInMillis", "type": "long"},
+        {"name": "totalFilesDeleted", "type": "int"},
+        {"name": "commitsRollback", "type": {"type": "array", "items": _JS}},
+        {"name": "partitionMetadata", "type": {"type": "map", "avro.java.string": "String", "values": {
+            "type": "record", "name": "HoodieRollbackPartitionMetadata", "fields": [
+                {"name": "partitionPath", "type": _JS},
+                {"name": "successDeleteFiles", "type": {"type": "array", "items": _JS}},
+                {"name": "failedDeleteFiles", "type": {"type": "array", "items": _JS}},
+                {"name": "rollbackLogFiles", "type": _SIZES, "default": None},
+                {"name": "logFilesFromFailedCommit", "type": _SIZES, "default": None},
+            ]}}},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "instantsRollback", "type": {"type": "array", "items": _INSTANT_INFO, "default": []}, "default": []},
+    ],
+}
+
+ROLLBACK_PLAN_SCHEMA = {
+    "type": "record", "name": "HoodieRollbackPlan", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "instantToRollback", "type": ["null", _INSTANT_INFO], "default": None},
+        {"name": "RollbackRequests", "type": ["null", {"type": "array", "items": {
+            "type": "record", "name": "HoodieRollbackRequest", "fields": [
+                {"name": "partitionPath", "type": _JS},
+                {"name": "fileId", "type": _S, "default": None},
+                {"name": "latestBaseInstant", "type": _S, "default": None},
+                {"name": "filesToBeDeleted", "type": {"type": "array", "items": _JS, "default": []}, "default": []},
+                {"name": "logBlocksToBeDeleted", "type": _SIZES, "default": None},
+            ]}}], "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+    ],
+}
+
+_PARSED: dict[str, Any] = {}
+
+
+def _parsed(schema: Mapping) -> Any:
+    key = schema["name"]
+    if key not in _PARSED:
+        _PARSED[key] = fastavro.parse_schema(dict(schema))
+    return _PARSED[key]
+
+
+def avro_container(schema: Mapping, record: Mapping) -> bytes:
+    """One record in an Avro object container file (null codec), as Hudi's ``serializeAvroMetadata``."""
+    buf = io.BytesIO()
+    fastavro.writer(buf, _parsed(schema), [dict(record)], codec="null")
+    return buf.getvalue()
+
+
+def commit_metadata_json(metadata: Mapping) -> bytes:
+    """Layout 1 commit metadata: pretty JSON in Jackson's style."""
+    return json.dumps(metadata, indent=2, separators=(",", " : "), ensure_ascii=False).encode("utf-8")
+
+
+def commit_metadata_avro(metadata: Mapping, replace: bool = False) -> bytes:
+    md = dict(metadata)
+    md.setdefault("version", 1)
+    return avro_container(REPLACE_COMMIT_METADATA_SCHEMA if replace else COMMIT_METADATA_SCHEMA, md)
+
+
+def rollback_metadata_avro(metadata: Mapping) -> bytes:
+    return avro_container(ROLLBACK_METADATA_SCHEMA, {"version": 1, **metadata})
+
+
+def rollback_plan_avro(plan: Mapping) -> bytes:
+    return avro_container(ROLLBACK_PLAN_SCHEMA, {"version": 1, **plan})
+
+
+def empty_write_stat() -> dict:
+    """Every write-stat key Hudi writes, zero / null."""
+    return {
+        "fileId": None, "path": None, "cdcStats": None, "prevCommit": None, "numWrites": 0, "numDeletes": 0,
+        "numUpdateWrites": 0, "numInserts": 0, "totalWriteBytes": 0, "totalWriteErrors": 0, "tempPath": None,
+        "partitionPath": None, "totalLogRecords": 0, "totalLogFilesCompacted": 0, "totalLogSizeCompacted": 0,
+        "totalUpdatedRecordsCompacted": 0, "totalLogBlocks": 0, "totalCorruptLogBlock": 0,
+        "totalRollbackBlocks": 0, "fileSizeInBytes": 0, "minEventTime": None, "maxEventTime": None,
+        "runtimeStats": None,
+    }

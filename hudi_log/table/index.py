@@ -1,0 +1,80 @@
+"""A simple index: which file group holds each record key, read from the latest file slices.
+
+Keys come from the base file's ``_hoodie_record_key`` column and, for MOR, from every committed data and
+delete block of the slice's log files (through the merged log scanner, so rolled-back blocks do not
+count). A key deleted in a log still maps to its file group, as Hudi's index finds it in the base
+file: a later upsert of that key goes back to the same file group.
+
+The index is non-global, as Hudi's default (``BLOOM``/``SIMPLE``): a record is an update only when its
+key lives in the *same* partition; the map keeps one location per key (the last seen when a key lives
+in several partitions after a partition-path change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow.parquet as pq
+
+from ..append_handle import RECORD_KEY
+from .file_system_view import FileSystemView
+from .properties import TableProperties
+from .scanner import MergedLogScanner
+from .timeline import Timeline
+
+
+@dataclass(frozen=True)
+class FileGroupInfo:
+    """The latest slice of one file group, as plain data (paths as str) so a context pickles."""
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: str | None
+    log_files: tuple[str, ...]
+    size: int
+
+
+def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dict[str, FileGroupInfo]:
+    fs = FileSystemView(table_path, props, timeline)
+    # appends go to the group's newest slice: under a pending compaction that is the compaction's (v6 names
+    # the log after it, as HoodieAppendHandle does); the files to read keys from are the merged slice's
+    newest = {(g.partition, g.file_id): g.latest_slice.base_instant
+              for gs in fs.file_groups.values() for g in gs if g.latest_slice is not None}
+    out = {}
+    for s in fs.latest_file_slices():
+        out[s.file_id] = FileGroupInfo(
+            s.partition, s.file_id, newest.get((s.partition, s.file_id), s.base_instant),
+            str(s.base_file.path) if s.base_file else None,
+            tuple(str(lf.path) for lf in s.log_files), s.total_size)
+    return out
+
+
+def build_index(table_path, props: TableProperties, timeline: Timeline,
+                groups: dict[str, FileGroupInfo]) -> dict[str, tuple[str, str]]:
+    """record key → (partition, file id) over the latest slices in ``groups``."""
+    index: dict[str, tuple[str, str]] = {}
+    completed = timeline.completed_commit_times()
+    start = min((i.requested_time for i in timeline.instants), default=None)
+    live: set[str] = set()
+    for g in groups.values():
+        loc = (g.partition, g.file_id)
+        alive: dict[str, bool] = {}  # key → live in this group (False: deleted in its logs)
+        if g.base_file is not None:
+            for k in pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).to_pylist():
+                if k is not None:
+                    alive[k] = True
+        if g.log_files and props.is_mor:
+            scanner = MergedLogScanner(
+                g.log_files, table_version=props.version, ordering_fields=props.ordering_fields,
+                merge_mode=props.merge_mode, completed_instants=completed, timeline_start=start,
+                key_fields=props.record_key_fields)
+            for k, e in scanner.scan().items():
+                alive[k] = not e.is_delete
+        for k, is_live in alive.items():
+            # a key deleted here and inserted again elsewhere (insert does not look keys up) must be
+            # routed to the group where it is live, else its update or delete would miss it
+            if is_live or k not in live:
+                index[k] = loc
+                if is_live:
+                    live.add(k)
+    return index
