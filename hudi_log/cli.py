@@ -140,8 +140,14 @@ def records(files: tuple[str, ...], limit: int | None, as_json: bool) -> None:
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print JSON for machines")
-def validate(files: tuple[str, ...], as_json: bool) -> None:
+@click.option("--spark", "on_spark", is_flag=True, help="one Spark job over FILES (globs, e.g. '/lake/**/.*.log.*')")
+@click.option("--master", default=None, help="Spark master for --spark (default local[*])")
+def validate(files: tuple[str, ...], as_json: bool, on_spark: bool, master: str | None) -> None:
     """Check log files. Exit 0: all intact; 1: some block is damaged; 2: a file cannot be read."""
+    if on_spark:
+        from .spark.cli import validate_on_spark
+
+        sys.exit(validate_on_spark(files, master, as_json))
     results = []
     code = 0
     for path in files:
@@ -215,6 +221,11 @@ def _register() -> None:
     main.add_command(write_block, "write-block")
     main.add_command(table_cmd, "table")
     main.add_command(read_cmd, "read")
+    from .cli_write_table import rollback_cmd, write_cmd
+    main.add_command(write_cmd, "write"); main.add_command(rollback_cmd, "rollback")
+    from .cli_table_maint import clean_cmd, compact_cmd
+    main.add_command(compact_cmd, "compact")
+    main.add_command(clean_cmd, "clean")
 
 
 _register()
