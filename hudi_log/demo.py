@@ -1,77 +1,95 @@
-"""A tour of hudi-log on a log file it writes itself: `python -m hudi_log.demo [DIR]`.
+"""The whole system in one command: `python -m hudi_log.demo [DIR] [--master M]`.
 
-Writes a file group's log (an Avro data block of inserts and updates, a delete block, a rollback
-block), shows it the way `hudi-log inspect` does, damages a copy the way a dying writer would,
-and recovers the intact blocks with `validate` and `salvage`.
+Starts Spark (embedded ``local[2]`` unless ``--master`` says otherwise), writes the seed walkthrough to a
+COPY_ON_WRITE and a MERGE_ON_READ table through the ``hudi_log`` data source — insert ids 1-3, upsert 2
+and 3, delete 3 — and queries both as Hudi users do: the snapshot, an incremental query (what changed
+after the first commit) and a point-in-time query (as of the upsert). Then it runs ``hudi-log inspect``
+on the MOR table's log files, where the upsert and the delete went as an Avro data block and a delete
+block.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
 
-from . import LogBlock, grammar, open_log, write_blocks
-from .avro import encode_records
 from .cli import main as cli
-from .deletes import DeleteRecord, encode_delete_payload
 
-SCHEMA = {
-    "type": "record", "name": "demo_record", "namespace": "hoodie.demo",
-    "fields": [
-        *({"name": f, "type": ["null", "string"], "default": None} for f in (
-            "_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
-            "_hoodie_partition_path", "_hoodie_file_name")),
-        {"name": "id", "type": "int"}, {"name": "name", "type": "string"}, {"name": "ts", "type": "long"},
-    ],
-}
-FILE_ID = "6d3d1d6e-0000-4000-8000-000000000001-0"
+SCHEMA = "id int, name string, ts long"
+STEPS = [  # (operation, rows): the seed walkthrough
+    ("insert", [(1, "a", 1), (2, "b", 1), (3, "c", 1)]),
+    ("upsert", [(2, "bb", 2), (3, "cc", 2)]),
+    ("delete", [(3, "cc", 3)]),
+]
+COLUMNS = ["_hoodie_commit_time", "_hoodie_record_key", "id", "name", "ts"]
 
 
-def _rows(instant: str, rows: list[tuple[int, str]]) -> list[dict]:
-    return [
-        {"_hoodie_commit_time": instant, "_hoodie_commit_seqno": f"{instant}_0_{i}", "_hoodie_record_key": str(id_),
-         "_hoodie_partition_path": "", "_hoodie_file_name": FILE_ID, "id": id_, "name": name, "ts": i}
-        for i, (id_, name) in enumerate(rows, 1)
-    ]
+def table_options(table_type: str) -> dict[str, str]:
+    return {
+        "hoodie.table.name": f"demo_{table_type.lower()}",
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts",
+    }
 
 
-def _run(args: list[str]) -> str:
-    r = CliRunner().invoke(cli, args)
-    return r.output
+def write_walkthrough(spark, path: str, table_type: str, echo=print) -> list[str]:
+    """The seed steps written to ``path``; returns the instant of each step."""
+    from .spark import write
+
+    instants = []
+    for op, rows in STEPS:
+        df = spark.createDataFrame(rows, SCHEMA)
+        result = write(df, path, {**table_options(table_type), "hoodie.datasource.write.operation": op})
+        echo(f"  {op:<7} {rows}  ->  {result}")
+        instants.append(result.instant)
+    return instants
+
+
+def _show(df, title: str) -> None:
+    print(f"  {title}")
+    for line in df.select(*COLUMNS).orderBy("id")._jdf.showString(20, 0, False).splitlines():
+        print("    " + line)
 
 
 def main(argv: list[str]) -> int:
+    from .spark import spark_session
+    from .spark.source import AS_OF, BEGIN, QUERY_TYPE
+
+    master = None
+    if "--master" in argv:
+        i = argv.index("--master")
+        master = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
     out = Path(argv[0]) if argv else Path(tempfile.mkdtemp(prefix="hudi-log-demo-"))
     out.mkdir(parents=True, exist_ok=True)
-    log = out / f".{FILE_ID}_20250101000000000.log.1_0-1-0"
-    header = {"INSTANT_TIME": "20250101000001000", "SCHEMA": json.dumps(SCHEMA)}
-    blocks = [
-        LogBlock.new("AVRO_DATA_BLOCK", header, grammar.avro_data_content(
-            3, encode_records(_rows("20250101000001000", [(1, "a"), (2, "bb"), (3, "cc")]), SCHEMA))),
-        LogBlock.new("DELETE_BLOCK", header, grammar.delete_content(
-            3, encode_delete_payload([DeleteRecord("3", "", 0)]))),
-        LogBlock.new("COMMAND_BLOCK", {"INSTANT_TIME": "20250101000002000",
-                                       "TARGET_INSTANT_TIME": "20250101000001500", "COMMAND_BLOCK_TYPE": "0"}),
-    ]
-    write_blocks(log, blocks)
-    print(f"== wrote {log} ({log.stat().st_size} bytes)\n")
-    print(_run(["inspect", str(log)]))
-    print("== records and deletes")
-    print(_run(["records", "--json", str(log)]))
-    damaged = out / (log.name + ".damaged")
-    data = log.read_bytes()
-    first = next(open_log(log))
-    # a writer that died mid-block: the second block cut short, then a new block appended after it
-    damaged.write_bytes(data[: first.length + 40] + blocks[2].to_bytes())
-    print(f"== validate {damaged.name} (a torn block in the middle)")
-    print(_run(["validate", str(damaged)]))
-    salvaged = out / (log.name + ".salvaged")
-    print(_run(["salvage", str(damaged), "-o", str(salvaged)]))
-    print(_run(["validate", str(salvaged)]))
+    from pyspark.sql import SparkSession
+
+    print(f"== starting Spark ({master or 'local[2]'})")
+    ours = SparkSession.getActiveSession() is None  # a caller's session (tests) is left running
+    spark = spark_session(master or "local[2]", app_name="hudi-log demo")
+    for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ"):
+        path = str(out / table_type.lower())
+        print(f"\n== {table_type} table at {path}: the seed walkthrough through the hudi_log data source")
+        t1, t2, t3 = write_walkthrough(spark, path, table_type)
+        def table():  # a DataFrameReader keeps its options: a new one per query
+            return spark.read.format("hudi_log")
+
+        _show(table().load(path), "snapshot (ids 1 and 2 remain; 2 is upserted, 3 deleted):")
+        _show(table().option(QUERY_TYPE, "incremental").option(BEGIN, t1).load(path),
+              f"incremental: records changed after {t1} (the insert):")
+        _show(table().option(AS_OF, t2).load(path), f"point in time: as of {t2} (the upsert, before the delete):")
+    mor = out / "merge_on_read"
+    logs = sorted(str(p) for p in mor.rglob(".*.log.*"))
+    print(f"\n== hudi-log inspect {' '.join(Path(p).name for p in logs)}")
+    # rich sizes its table to COLUMNS: wide enough for the header column
+    print(CliRunner(env={"COLUMNS": "160"}).invoke(cli, ["inspect", *logs]).output)
+    print(f"Tables left in {out}; try: hudi-log table {mor}   or   hudi-log read {mor} --as-of {t2}")
+    if ours:
+        spark.stop()
     return 0
 
 

@@ -53,3 +53,14 @@ def corpus_log_files(corpus_dir: Path, corpus_tables: dict[str, Path]) -> list[P
             files += [Path(dirpath) / n for n in names if is_log_file_name(n)]
     assert files, "corpus holds no log files"
     return sorted(files)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession for every Spark test (start-up costs seconds), with hudi-log's sources."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
+    from hudi_log.spark import spark_session
+
+    session = spark_session("local[2]", app_name="hudi-log tests")
+    yield session
+    session.stop()

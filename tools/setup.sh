@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[test]'
+.venv/bin/python -m pip install --quiet -e '.[test,spark]'
+# Spark (the demo, the pipeline, the Spark tests) runs on a JVM: Java 17 or newer must be on PATH
+java -version >/dev/null 2>&1 || echo "setup.sh: warning: no java on PATH; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2
 npm ci --no-audit --no-fund --loglevel=error

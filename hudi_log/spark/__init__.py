@@ -1,0 +1,37 @@
+"""hudi-log on Spark: PySpark data sources (Spark 4's Python Data Source API) for Hudi tables.
+
+* ``hudi_log``: read (snapshot / read_optimized / incremental / time travel) and write Hudi tables
+  with Hudi's option names — ``spark.read.format("hudi_log")``, ``df.write.format("hudi_log")``.
+* ``hudi_log_blocks``: one row per block of any set of log files (globs over many tables), for a
+  lake-wide check (``hudi-log validate --spark``).
+
+The short name is ``hudi_log``, not ``hudi``, so that Apache Hudi's JVM bundle, where present, keeps its
+own name. ``register(spark)`` makes both available in a session; ``spark_session()`` builds one.
+"""
+
+from __future__ import annotations
+
+from .session import spark_session
+
+__all__ = ["register", "spark_session", "write"]
+
+
+def register(spark) -> None:
+    """Register the ``hudi_log`` and ``hudi_log_blocks`` data sources with ``spark``."""
+    from .blocks import BlocksDataSource
+
+    spark.dataSource.register(BlocksDataSource)
+    # the hudi_log reader prunes partitions in pushFilters, which Spark calls only when this is on
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    try:
+        from .source import HudiDataSource
+    except ImportError:  # the table read/write layers this needs are not available
+        return
+    spark.dataSource.register(HudiDataSource)
+
+
+def write(df, path: str, options: dict | None = None, mode: str = "append"):
+    """Write ``df`` to the Hudi table at ``path``, records of one file group routed to one task first."""
+    from .sink import write as _write
+
+    return _write(df, path, options or {}, mode)

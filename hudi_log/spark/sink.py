@@ -1,0 +1,259 @@
+"""Writing Hudi tables from Spark: the ``hudi_log`` data source's writer, and :func:`write`.
+
+``df.write.format("hudi_log").options(**hudi_options).mode("append" | "overwrite").save(path)``:
+
+* driver (the writer's construction): :func:`hudi_log.table.write.begin_write` — table created if absent,
+  failed writes rolled back, instant allocated, ``requested`` + ``inflight`` on the timeline, index
+  snapshot in the picklable ``WriteContext`` that ships with the writer to every task;
+* each Spark task: :func:`hudi_log.table.write.write_batches` on its Arrow batches (its partition id is
+  its task id, so its write token, so its own log and base files); its write stats are its commit message;
+* driver, after every task succeeded: ``commit`` completes the instant (commit metadata written last and
+  atomically); on any task failure Spark calls ``abort``, which rolls the instant back (a ``rollback``
+  instant is recorded, the written files are removed) — no completed instant is left.
+
+Several tasks and one file group: MOR tasks writing to one file group are safe (each appends to its own
+log file). COW tasks are not: two tasks rewriting one base file would each lose the other's changes, and
+two tasks inserting the same new key would insert it twice. So:
+
+* :func:`write` (``hudi_log.spark.write(df, path, options)``) is the safe path for any DataFrame: it
+  begins the transaction, routes every row to its file group (:func:`hudi_log.table.write.route`; rows of
+  new keys by record key), repartitions by that, and saves through the data source, which takes the
+  transaction over instead of beginning another;
+* the plain ``df.write`` path refuses (at commit, then rolls back) a COW upsert or delete in which two
+  tasks rewrote the same file group, with an error that names :func:`write`. A single-partition
+  DataFrame (``df.coalesce(1)``) or an insert / bulk_insert is always safe; new keys are precombined
+  within a task only on this path.
+
+``mode("overwrite")`` replaces the whole table, as Apache Hudi's SaveMode.Overwrite did by deleting the
+table path: the old table is moved aside to a sibling folder on the driver, a new table is written, and
+the old one is deleted only after the commit (restored on abort). ``insert_overwrite`` (replace the
+partitions written, keeping the table's history) is the operation for that instead. Spark itself refuses
+the other save modes (``errorifexists``, its default, and ``ignore``) for Python data sources.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
+
+from ..table.write_errors import WriteError
+
+#: option by which :func:`write` hands its begun transaction to the data source (a pickle on the driver)
+TRANSACTION_OPTION = "hudi_log.write.transaction"
+ROUTE_COLUMN = "_hudi_log_route"
+#: how many tasks :func:`write` shuffles the routed rows into (default: the DataFrame's partitions, at
+#: least Spark's default parallelism)
+SHUFFLE_PARTITIONS_OPTION = "hudi_log.write.shuffle.partitions"
+
+
+class WriteConflictError(WriteError):
+    """Two Spark tasks rewrote the same copy-on-write file group (the plain ``df.write`` path)."""
+
+
+@dataclass
+class HudiCommitMessage(WriterCommitMessage):
+    task_id: int
+    stats: list[dict] = field(default_factory=list)
+
+
+def _partition_id() -> int:
+    from pyspark import TaskContext
+
+    tc = TaskContext.get()
+    return tc.partitionId() if tc is not None else 0
+
+
+def _pending(table_path: str, instant: str) -> bool:
+    from ..table.properties import read_properties
+    from ..table.timeline import Timeline
+
+    inst = Timeline(Path(table_path), read_properties(table_path)).instant(instant)
+    return inst is not None and not inst.is_completed
+
+
+class HudiWriter(DataSourceArrowWriter):
+    """Built on the driver (begins or takes over the transaction), pickled to the tasks and to commit."""
+
+    def __init__(self, options, schema, overwrite: bool):
+        from ..table.write import begin_write
+
+        opts = dict(options)
+        path = opts.pop("path", None)
+        if not path:
+            raise WriteError("<options>", "give the table path: df.write.format('hudi_log').save(path)")
+        self.path = path
+        self.aside: str | None = None
+        handoff = opts.pop(TRANSACTION_OPTION, None)
+        if handoff:
+            with open(handoff, "rb") as f:
+                self.tx, self.aside = pickle.load(f)
+            os.unlink(handoff)
+            return
+        if overwrite:
+            self.aside = move_aside(path)
+        try:
+            self.tx = begin_write(path, None, opts, schema=_arrow_schema(schema))
+        except BaseException:
+            restore(path, self.aside)
+            raise
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> HudiCommitMessage:
+        from ..table.write import write_batches
+
+        task_id = _partition_id()
+        batches = (b.drop_columns([ROUTE_COLUMN]) if ROUTE_COLUMN in b.schema.names else b for b in iterator)
+        return HudiCommitMessage(task_id, write_batches(self.tx.context, batches, task_id))
+
+    def commit(self, messages) -> None:
+        ctx = self.tx.context
+        stats = [s for m in messages if m is not None for s in m.stats]
+        try:
+            _check_conflicts(ctx, messages)
+            self.result = self.tx.commit(stats)
+        except BaseException:
+            self.abort(messages)
+            raise
+        if self.aside:
+            shutil.rmtree(self.aside, ignore_errors=True)
+
+    def abort(self, messages) -> None:
+        ctx = self.tx.context
+        # Spark may call abort after a failed commit that already rolled back: roll back a pending instant once
+        if _pending(ctx.table_path, ctx.instant):
+            self.tx.abort()
+        if self.aside:
+            restore(self.path, self.aside)
+
+
+def _arrow_schema(spark_schema) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_schema, timezone="UTC")
+
+
+def _check_conflicts(ctx, messages) -> None:
+    if ctx.properties.is_mor:
+        return
+    writers: dict[str, set[int]] = {}
+    for m in messages:
+        if m is None:
+            continue
+        for s in m.stats:  # new file groups get fresh ids per task: a shared id is a rewritten base file
+            writers.setdefault(s["fileId"], set()).add(m.task_id)
+    clash = sorted(fid for fid, tasks in writers.items() if len(tasks) > 1)
+    if clash:
+        raise WriteConflictError(ctx.table_path, (
+            f"{len(clash)} copy-on-write file group(s) were rewritten by several Spark tasks (e.g. {clash[0]}), "
+            "which would lose updates; the instant is rolled back. Write with hudi_log.spark.write(df, path, "
+            "options), which routes each file group to one task, or coalesce the DataFrame to one partition"))
+
+
+def move_aside(path: str) -> str | None:
+    """Move an existing table out of the way for an overwrite; returns where it went."""
+    p = Path(path)
+    if not p.exists():
+        return None
+    aside = p.with_name(f".{p.name}.hudi_log-overwrite-{uuid.uuid4().hex[:8]}")
+    os.rename(p, aside)
+    return str(aside)
+
+
+def restore(path: str, aside: str | None) -> None:
+    if not aside:
+        return
+    if os.path.exists(path):
+        shutil.rmtree(path)
+    os.rename(aside, path)
+
+
+def write(df, path: str, options: dict, mode: str = "append"):
+    """Write ``df`` to the Hudi table at ``path`` with every file group's records in one task.
+
+    Begins the transaction on the driver, adds a routing column (the row's file group for a known key,
+    else its record key), repartitions by it, and saves through the ``hudi_log`` data source, which takes
+    over this transaction. Returns the :class:`hudi_log.table.write.WriteResult`.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    from ..table.write import begin_write, route
+
+    if mode not in ("append", "overwrite"):
+        raise WriteError(path, f"mode {mode!r}: use append or overwrite")
+    aside = move_aside(path) if mode == "overwrite" else None
+    try:
+        tx = begin_write(path, None, options, schema=_arrow_schema(df.schema))
+    except BaseException:
+        restore(path, aside)
+        raise
+    try:
+        ctx = tx.context
+        out_schema = StructType(df.schema.fields + [StructField(ROUTE_COLUMN, StringType())])
+
+        def add_route(batches):
+            kg = ctx.keygen
+            for b in batches:
+                fg = route(ctx, b).to_pylist()
+                keys = kg.record_keys(b) if any(v == "" for v in fg) else []
+                col = pa.array([f or "k:" + keys[i] for i, f in enumerate(fg)], pa.string())
+                yield b.append_column(ROUTE_COLUMN, col)
+
+        n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
+            df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
+        routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
+        fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((tx, aside), f)
+    except BaseException:
+        tx.abort()
+        restore(path, aside)
+        raise
+    try:
+        (routed.write.format("hudi_log").options(**{k: str(v) for k, v in options.items()})
+         .option(TRANSACTION_OPTION, handoff).mode("append").save(path))
+    finally:
+        if os.path.exists(handoff):  # the data source never started: nothing took the transaction over
+            os.unlink(handoff)
+            tx.abort()
+            restore(path, aside)
+    return _committed(path, tx.instant)
+
+
+def _committed(path: str, instant: str):
+    """What the committed instant wrote (the writer's result stays in Spark's commit process)."""
+    from ..table.properties import read_properties
+    from ..table.timeline import Timeline
+
+    tl = Timeline(Path(path), read_properties(path))
+    inst = tl.instant(instant)
+    if inst is None or not inst.is_completed:
+        raise WriteError(path, f"instant {instant} did not complete")
+    md = tl.commit_metadata(inst)
+    stats = [s for ss in (md.get("partitionToWriteStats") or {}).values() for s in ss or []]
+    return WriteSummary(instant, inst.action, len(stats),
+                        sum(int(s.get("numInserts") or 0) for s in stats),
+                        sum(int(s.get("numUpdateWrites") or 0) for s in stats),
+                        sum(int(s.get("numDeletes") or 0) for s in stats))
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    instant: str
+    action: str
+    files: int
+    inserts: int
+    updates: int
+    deletes: int
+
+    def __str__(self) -> str:
+        return (f"{self.action} {self.instant}: {self.files} file(s), {self.inserts} insert(s), "
+                f"{self.updates} update(s), {self.deletes} delete(s)")
