@@ -5,7 +5,7 @@
 N records (default 1,000,000) of a quickstart-trips-like table (ts, uuid, rider, driver, fare,
 city) are written, in the same run and alternating, several times by
 
-* ours: ``AppendHandle`` (validation against the schema, meta fields, record key, Avro encoding,
+* ours: ``AppendHandle.write_all`` (validation against the schema, meta fields, record key, Avro encoding,
   Hudi's block-size estimate, the block built and serialized by the grammar, written, fsynced) into
   a fresh log file group under /tmp, default block size (256 MiB), table version 6;
 * fastavro: ``fastavro.schemaless_writer`` of each record into one ``io.BytesIO`` — the same
@@ -41,32 +41,14 @@ if str(REPO) not in sys.path:
 import fastavro  # noqa: E402
 
 from hudi_log.append_handle import AppendHandle, writer_schema  # noqa: E402
-
-TABLE = {
-    "type": "record", "name": "bench_trips_record", "namespace": "hoodie.bench_trips",
-    "fields": [
-        {"name": "ts", "type": ["null", "long"], "default": None},
-        {"name": "uuid", "type": ["null", "string"], "default": None},
-        {"name": "rider", "type": ["null", "string"], "default": None},
-        {"name": "driver", "type": ["null", "string"], "default": None},
-        {"name": "fare", "type": ["null", "double"], "default": None},
-        {"name": "city", "type": ["null", "string"], "default": None},
-    ],
-}
+from tools.bench.inputs import TABLE, trip_columns  # noqa: E402
 INSTANT = "20250101000000000"
 FILE_ID = "bench0000-0000-0000-0000-000000000000-0"
 PARTITION = "city=san_francisco"
 
 
 def make_records(n: int) -> list[dict]:
-    return [
-        {
-            "ts": 1695046462179 + i, "uuid": f"{i:08d}-8f2c-4a4b-9d53-1c6f0e9b{i % 10000:04d}",
-            "rider": f"rider-{chr(65 + i % 26)}", "driver": f"driver-{chr(75 + i % 13)}",
-            "fare": 10.0 + (i % 1000) / 10, "city": "san_francisco",
-        }
-        for i in range(n)
-    ]
+    return trip_columns(range(n)).to_pylist()
 
 
 def with_meta(records: list[dict]) -> list[dict]:
@@ -88,8 +70,7 @@ def run_ours(records: list[dict], workdir: Path) -> tuple[float, int]:
     gc.collect()
     t0 = time.perf_counter()
     h = AppendHandle(str(base), PARTITION, FILE_ID, INSTANT, TABLE, "uuid", seqno_start=1)
-    for r in records:
-        h.write(r)
+    h.write_all(records)
     t1 = time.perf_counter()
     stats = h.close()
     t2 = time.perf_counter()

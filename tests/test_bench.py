@@ -1,0 +1,61 @@
+"""The benchmark suite (python -m tools.bench): its table is what hudi-rs and we read alike, and the
+command runs end to end on a tiny size."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hudi_log import open_log, read_table
+from hudi_log.grammar import BlockType
+
+hudi = pytest.importorskip("hudi")
+pa = pytest.importorskip("pyarrow")
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tools.bench.inputs import make_table  # noqa: E402
+
+
+def test_bench_table_reads_the_same_in_hudi_rs_and_hudi_log(tmp_path):
+    info = make_table(tmp_path / "t", 900, block_records=100)
+    assert info["expected_rows"] == 900 - info["deleted"] and info["deleted"] == 9 and info["updated"] == 81
+    logs = [p for p in (tmp_path / "t").rglob(".*.log.*")]
+    blocks = [b for p in logs for b in open_log(p, strict=True)]
+    avro = [b for b in blocks if b.block_type == BlockType.avro_data_block]
+    inserts = [b for b in avro if b.instant_time == info["instants"][0]]
+    updates = [b for b in avro if b.instant_time == info["instants"][1]]
+    assert len(inserts) == info["insert_blocks"] == 16 and max(b.record_count for b in inserts) == 100
+    assert sum(b.record_count for b in inserts) == 900 and sum(b.record_count for b in updates) == info["updated"]
+    # keys 0, 100, ..., 800 are deleted: all in partition 0, file groups 0 and 1
+    deletes = [b for b in blocks if b.block_type == BlockType.delete_block]
+    assert len(deletes) == 2 and sum(len(b.deletes()) for b in deletes) == 9
+
+    theirs = pa.Table.from_batches(hudi.HudiTableBuilder.from_base_uri(str(tmp_path / "t")).build().read(hudi.HudiReadOptions()))
+    ours = read_table(str(tmp_path / "t"))
+    assert ours.num_rows == theirs.num_rows == info["expected_rows"]
+    cols = ["_hoodie_record_key", "_hoodie_commit_time", "ts", "fare", "city"]
+    key = [("_hoodie_record_key", "ascending")]
+    assert ours.select(cols).sort_by(key).to_pylist() == theirs.select(cols).sort_by(key).to_pylist()
+    updated = ours.filter(pa.compute.equal(ours["_hoodie_commit_time"], info["instants"][1]))
+    assert updated.num_rows == info["updated"]
+
+
+@pytest.mark.slow
+def test_bench_command_runs_end_to_end():
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.bench", "--records", "2000", "--size-mb", "5", "--repeat", "1"],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for name in ("read/hudi-log", "read/hudi-rs", "scan/open_log", "scan/read()", "write/arrow", "write/dicts",
+                 "write/write()", "write/fastavro"):
+        assert re.search(rf"^  {re.escape(name)}\s+\d+\.\d+", out, re.M), name
+    ratios = re.findall(r"^  (.+?)\s+(\d+\.\d+)\s+goal >= ", out, re.M)
+    assert len(ratios) == 5 and all(float(r) > 0 for _, r in ratios)
