@@ -1,9 +1,9 @@
 """A simple index: which file group holds each record key, read from the latest file slices.
 
-Keys come from the base file's ``_hoodie_record_key`` column and, for MOR, from every committed data and
-delete block of the slice's log files (through the merged log scanner, so rolled-back blocks do not
-count). A key deleted in a log still maps to its file group, as Hudi's index finds it in the base
-file: a later upsert of that key goes back to the same file group.
+Keys come from the base file's ``_hoodie_record_key`` column and, for MOR slices with log files, from the
+reader's merge of the slice (``read.read_slice``: columnar, committed blocks only). A key of the base
+file deleted in a log still maps to its file group, as Hudi's index finds it in the base file: a later
+upsert of that key goes back to the same file group.
 
 The index is non-global, as Hudi's default (``BLOOM``/``SIMPLE``): a record is an update only when its
 key lives in the *same* partition; the map keeps one location per key (the last seen when a key lives
@@ -19,7 +19,6 @@ import pyarrow.parquet as pq
 from ..append_handle import RECORD_KEY
 from .file_system_view import FileSystemView
 from .properties import TableProperties
-from .scanner import MergedLogScanner
 from .timeline import Timeline
 
 
@@ -53,23 +52,19 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
                 groups: dict[str, FileGroupInfo]) -> dict[str, tuple[str, str]]:
     """record key → (partition, file id) over the latest slices in ``groups``."""
     index: dict[str, tuple[str, str]] = {}
-    completed = timeline.completed_commit_times()
-    start = min((i.requested_time for i in timeline.instants), default=None)
+    live_keys = _live_log_keys(table_path, groups) if props.is_mor else {}
     live: set[str] = set()
     for g in groups.values():
         loc = (g.partition, g.file_id)
         alive: dict[str, bool] = {}  # key → live in this group (False: deleted in its logs)
+        merged = live_keys.get(loc) if g.log_files else None
         if g.base_file is not None:
             for k in pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).to_pylist():
                 if k is not None:
-                    alive[k] = True
-        if g.log_files and props.is_mor:
-            scanner = MergedLogScanner(
-                g.log_files, table_version=props.version, ordering_fields=props.ordering_fields,
-                merge_mode=props.merge_mode, completed_instants=completed, timeline_start=start,
-                key_fields=props.record_key_fields)
-            for k, e in scanner.scan().items():
-                alive[k] = not e.is_delete
+                    alive[k] = merged is None
+        if merged is not None:
+            for k in merged:
+                alive[k] = True
         for k, is_live in alive.items():
             # a key deleted here and inserted again elsewhere (insert does not look keys up) must be
             # routed to the group where it is live, else its update or delete would miss it
@@ -78,3 +73,19 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
                 if is_live:
                     live.add(k)
     return index
+
+
+def _live_log_keys(table_path, groups: dict[str, FileGroupInfo]) -> dict[tuple[str, str], list[str]]:
+    """(partition, file id) → the keys live after merging base and logs, for groups with log files: the
+    reader's own slice merge (columnar, rolled-back and uncommitted blocks left out), keys column only."""
+    if not any(g.log_files for g in groups.values()):
+        return {}
+    from .read import HudiTable, read_slice
+
+    plan = HudiTable(table_path).plan(query="snapshot")
+    out = {}
+    for task in plan.tasks:
+        if task.log_files:
+            keys = read_slice(plan, task).column(RECORD_KEY)
+            out[(task.partition, task.file_id)] = [k for k in keys.to_pylist() if k is not None]
+    return out

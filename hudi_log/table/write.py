@@ -434,8 +434,9 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
                      ("hoodie.logfile.max.size", "log_file_max_size")):
         if option(ctx.options, opt) is not None:
             sizes[arg] = int(option(ctx.options, opt))
+    key_spec = _arrow_key_field(ctx, table)
     handle = AppendHandle(ctx.table_path, g.partition, g.file_id, ctx.instant, ctx.schema,
-                          lambda r: r[RECORD_KEY], table_version=props.version, base_instant=g.base_instant,
+                          key_spec or (lambda r: r[RECORD_KEY]), table_version=props.version, base_instant=g.base_instant,
                           task_partition_id=task_id, write_token=token, storage=table_storage(),
                           block_format=option(ctx.options, "hoodie.logfile.data.block.format", default="avro").lower(),
                           **sizes)
@@ -445,9 +446,12 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
             handle.delete(keys[i], g.partition, _delete_record(ctx, keys[i], g.partition, ordering, i))
     else:
         sub = table.take(pa.array(idx, pa.int64()))
-        for i, rec in zip(idx, sub.to_pylist(maps_as_pydicts="strict")):
-            rec[RECORD_KEY] = keys[i]
-            handle.write(rec, is_update=True)
+        if key_spec is not None:  # the whole batch as columns (the handle checks and encodes them at once)
+            handle.write_all(sub, is_update=True)
+        else:
+            for i, rec in zip(idx, sub.to_pylist(maps_as_pydicts="strict")):
+                rec[RECORD_KEY] = keys[i]
+                handle.write(rec, is_update=True)
     ws = handle.close()
     for name in ws.log_files:
         markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.APPEND)
@@ -455,6 +459,16 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
     s = ws.hudi_write_stat(base_file=base)
     s["prevCommit"] = g.base_instant
     return s
+
+
+def _arrow_key_field(ctx, table) -> str | None:
+    """The record-key field when the handle can take keys from it as a column: one key field of string
+    or integer type, whose text is the key the key generator makes (Java's toString)."""
+    fields = ctx.properties.record_key_fields
+    if len(fields) != 1 or fields[0] not in table.column_names:
+        return None
+    t = table.schema.field(fields[0]).type
+    return fields[0] if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) else None
 
 
 def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token) -> dict:
