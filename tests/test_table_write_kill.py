@@ -43,6 +43,12 @@ import pyarrow as pa
 from hudi_log.table.write import write_table
 from hudi_log.table.compaction import run_compaction
 job = json.loads(sys.argv[1])
+if job.get("hold"):  # fault injection: stop just before the instant completes, every data file written
+    from hudi_log.table.timeline_writer import TimelineWriter
+    def held(self, *a, **k):
+        print("holding", flush=True)
+        time.sleep(600)
+    TimelineWriter.complete = held
 print("ready", flush=True)
 sys.stdin.readline()
 t0 = time.monotonic()
@@ -118,6 +124,15 @@ class Worker:
         assert self.p.returncode == 0 and out.startswith("done "), err
         return float(out.split()[1])
 
+    def kill_when_holding(self) -> None:
+        """SIGKILL once the worker says it holds before completing its instant."""
+        self.go()
+        assert self.p.stdout.readline().strip() == "holding", self.p.stderr.read()
+        os.kill(self.p.pid, signal.SIGKILL)
+        self.p.wait(timeout=60)
+        for f in (self.p.stdout, self.p.stderr, self.p.stdin):
+            f.close()
+
     def kill_after(self, delay: float) -> bool:
         """SIGKILL ``delay`` seconds after go; True when the worker was still running."""
         t0 = self.go()
@@ -184,10 +199,16 @@ def kill_write_trials(tmp_path: Path, version: int, table_type: str, points: int
         assert ours(scratch) == after
     duration = min(runs)
     outcomes = {"before": 0, "after": 0, "pending": 0}  # pending: killed between requested and completed
-    for n, delay in enumerate(delays(duration, points, rnd)):
+    # the timed kills, then one held just before the commit (so a killed pending write is always seen,
+    # however fast or slow the machine makes the write)
+    for n, delay in enumerate(delays(duration, points, rnd) + [None]):
         base = tmp_path / f"trial{n}"
         shutil.copytree(template, base)
-        Worker({"op": op, "rows": rs, "options": opts, "path": str(base)}).kill_after(delay)
+        job = {"op": op, "rows": rs, "options": opts, "path": str(base)}
+        if delay is None:
+            Worker({**job, "hold": True}).kill_when_holding()
+        else:
+            Worker(job).kill_after(delay)
         timeline = HudiTable(base).timeline
         done = [i for i in timeline.completed_commits() if i.requested_time not in
                 HudiTable(template).timeline.completed_commit_times()]
@@ -262,7 +283,7 @@ def test_killed_write_short(tmp_path):
                                                 (6, "COPY_ON_WRITE"), (8, "COPY_ON_WRITE")])
 def test_killed_write(tmp_path, version, table_type):
     outcomes = kill_write_trials(tmp_path, version, table_type, points=7, seed=version)
-    assert outcomes["pending"] >= 1 and outcomes["before"] + outcomes["after"] == 7, outcomes
+    assert outcomes["pending"] >= 1 and outcomes["before"] + outcomes["after"] == 8, outcomes
 
 
 @pytest.mark.slow
