@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..append_handle import RECORD_KEY
@@ -51,31 +54,40 @@ def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dic
 def build_index(table_path, props: TableProperties, timeline: Timeline,
                 groups: dict[str, FileGroupInfo]) -> dict[str, tuple[str, str]]:
     """record key → (partition, file id) over the latest slices in ``groups``."""
-    index: dict[str, tuple[str, str]] = {}
     live_keys = _live_log_keys(table_path, groups) if props.is_mor else {}
-    live: set[str] = set()
-    for g in groups.values():
+    parts = []
+    for n, g in enumerate(groups.values()):
         loc = (g.partition, g.file_id)
-        alive: dict[str, bool] = {}  # key → live in this group (False: deleted in its logs)
         merged = live_keys.get(loc) if g.log_files else None
         if g.base_file is not None:
-            for k in pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).to_pylist():
-                if k is not None:
-                    alive[k] = merged is None
+            keys = pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks()
+            # a base key the merge left out was deleted in the logs: known here, but not live
+            alive = pa.array(np.ones(len(keys), bool)) if merged is None else pc.is_in(keys, value_set=merged)
+            parts.append((keys, alive, n))
         if merged is not None:
-            for k in merged:
-                alive[k] = True
-        for k, is_live in alive.items():
-            # a key deleted here and inserted again elsewhere (insert does not look keys up) must be
-            # routed to the group where it is live, else its update or delete would miss it
-            if is_live or k not in live:
-                index[k] = loc
-                if is_live:
-                    live.add(k)
-    return index
+            parts.append((merged, pa.array(np.ones(len(merged), bool)), n))
+    if not parts:
+        return {}
+    locs = list(groups.values())
+    t = pa.table({"k": pa.concat_arrays([p[0].cast(pa.string()) for p in parts]),
+                  "live": pa.concat_arrays([p[1] for p in parts]),
+                  "g": pa.array(np.concatenate([np.full(len(p[0]), p[2], np.int64) for p in parts]))})
+    t = t.filter(pc.is_valid(t.column("k")))
+    # per key: the last group where it is live, else the last where it appears (deleted there). A key
+    # deleted here and inserted again elsewhere (insert does not look keys up) must be routed to the
+    # group where it is live, else its update or delete would miss it.
+    order = pc.sort_indices(t, sort_keys=[("k", "ascending"), ("live", "ascending"), ("g", "ascending")])
+    t = t.take(order)
+    k = t.column("k").combine_chunks()
+    n = len(k)
+    last = np.append(pc.not_equal(k.slice(1), k.slice(0, n - 1)).to_numpy(zero_copy_only=False), True) \
+        if n > 1 else np.ones(n, bool)
+    keys = k.filter(pa.array(last)).to_pylist()
+    gs = t.column("g").to_numpy()[last]
+    return dict(zip(keys, ((locs[i].partition, locs[i].file_id) for i in gs)))
 
 
-def _live_log_keys(table_path, groups: dict[str, FileGroupInfo]) -> dict[tuple[str, str], list[str]]:
+def _live_log_keys(table_path, groups: dict[str, FileGroupInfo]) -> dict[tuple[str, str], pa.Array]:
     """(partition, file id) → the keys live after merging base and logs, for groups with log files: the
     reader's own slice merge (columnar, rolled-back and uncommitted blocks left out), keys column only."""
     if not any(g.log_files for g in groups.values()):
@@ -86,6 +98,6 @@ def _live_log_keys(table_path, groups: dict[str, FileGroupInfo]) -> dict[tuple[s
     out = {}
     for task in plan.tasks:
         if task.log_files:
-            keys = read_slice(plan, task).column(RECORD_KEY)
-            out[(task.partition, task.file_id)] = [k for k in keys.to_pylist() if k is not None]
+            keys = read_slice(plan, task).column(RECORD_KEY).combine_chunks()
+            out[(task.partition, task.file_id)] = keys.filter(pc.is_valid(keys)).cast(pa.string())
     return out

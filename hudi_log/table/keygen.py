@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.types as pt
 
 from .write_errors import RecordKeyError
@@ -37,6 +38,22 @@ def _column_values(batch: pa.RecordBatch | pa.Table, name: str) -> list:
     return col.to_pylist()
 
 
+def _column_text(batch, name: str):
+    """The column's values as Java's toString prints them, as one Arrow string array, for the types where
+    Arrow's cast prints the same (strings, integers, booleans); None for the others (the list path)."""
+    col = batch.column(batch.schema.get_field_index(name))
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    t = col.type
+    if pt.is_string(t) or pt.is_large_string(t) or pt.is_integer(t) or pt.is_boolean(t):
+        return col.cast(pa.string())
+    return None
+
+
+def _null_or_empty(arr) -> bool:
+    return arr.null_count > 0 or pc.any(pc.equal(arr, "")).as_py() is True
+
+
 @dataclass(frozen=True)
 class KeyGenerator:
     table_path: str
@@ -48,6 +65,10 @@ class KeyGenerator:
         missing = [f for f in self.record_key_fields if f not in batch.schema.names]
         if missing:
             raise RecordKeyError(self.table_path, f"the input has no record key column(s) {missing}")
+        if len(self.record_key_fields) == 1:  # the common case as one vectorized cast
+            arr = _column_text(batch, self.record_key_fields[0])
+            if arr is not None and not _null_or_empty(arr):
+                return arr.to_pylist()
         cols = [_column_values(batch, f) for f in self.record_key_fields]
         out: list[str] = []
         single = len(cols) == 1
@@ -75,6 +96,14 @@ class KeyGenerator:
         missing = [f for f in self.partition_fields if f not in batch.schema.names]
         if missing:
             raise RecordKeyError(self.table_path, f"the input has no partition column(s) {missing}")
+        texts = [_column_text(batch, f) for f in self.partition_fields]
+        if all(t is not None for t in texts):  # vectorized: same text, default partition, hive prefix
+            segs = []
+            for f, t in zip(self.partition_fields, texts):
+                t = pc.if_else(pc.fill_null(pc.equal(t, ""), True), DEFAULT_PARTITION, t)
+                segs.append(pc.binary_join_element_wise(f"{f}=", t, "") if self.hive_style else t)
+            joined = segs[0] if len(segs) == 1 else pc.binary_join_element_wise(*segs, "/")
+            return joined.to_pylist()
         cols = [_column_values(batch, f) for f in self.partition_fields]
         out = []
         for vals in zip(*cols):

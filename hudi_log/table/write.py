@@ -58,7 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..deletes import DeleteRecord, OrderingKind
 from ..append_handle import META_FIELDS, RECORD_KEY, AppendHandle, avro_to_arrow_schema, schema_json
@@ -101,6 +103,11 @@ class WriteContext:
     @property
     def properties(self) -> TableProperties:
         return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
+
+    def __getstate__(self):  # the index arrays are a cache rebuilt where needed, not shipped to workers
+        state = dict(self.__dict__)
+        state.pop("_index_arrays", None)
+        return state
 
     @property
     def keygen(self) -> KeyGenerator:
@@ -318,6 +325,72 @@ def _precombine(keys, parts, ordering) -> list[int]:
     return sorted(best.values())
 
 
+def _precombine_columns(ctx: WriteContext, table: pa.Table, keys: list[str], parts: list[str]) -> list[int] | None:
+    """``_precombine`` as one sort: per (partition, key) the last row by (ordering value, nulls first;
+    row number) is the row ``ordering_ge``'s fold keeps. None where the fold's comparison is not Arrow's
+    (several or no ordering fields, types other than integers / strings, floats with NaN)."""
+    fields = ctx.properties.ordering_fields
+    if len(fields) != 1 or fields[0] not in table.column_names:
+        return None
+    col = table.column(fields[0])
+    t = col.type
+    if pa.types.is_floating(t):
+        if pc.any(pc.is_nan(col)).as_py():
+            return None
+    elif not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return None
+    n = table.num_rows
+    cols = pa.table({"p": pa.array(parts, pa.string()), "k": pa.array(keys, pa.string()), "o": col,
+                     "i": pa.array(np.arange(n, dtype=np.int64))})
+    order = pc.sort_indices(cols, sort_keys=[("p", "ascending"), ("k", "ascending"),
+                                             ("o", "ascending", "at_start"), ("i", "ascending")])
+    sp, sk = cols.column("p").take(order), cols.column("k").take(order)
+    if n > 1:
+        changes = pc.or_(pc.not_equal(sp.slice(1), sp.slice(0, n - 1)), pc.not_equal(sk.slice(1), sk.slice(0, n - 1)))
+        last = np.append(changes.to_numpy(zero_copy_only=False), True)
+    else:
+        last = np.ones(n, dtype=bool)
+    return np.sort(order.to_numpy()[last]).tolist()
+
+
+def _route_rows(ctx: WriteContext, keys: list[str], parts: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
+    deletes), {partition: rows} for the others (inserts; dropped for a delete). Vectorized: one hash
+    lookup of every key in the index's keys, then a group-by."""
+    n = len(keys)
+    parts_arr = pa.array(parts, pa.string())
+    fids = pa.nulls(n, pa.string())
+    if ctx.operation in ("upsert", "delete") and ctx.index:
+        ik, ip, ifid = _index_arrays(ctx)
+        pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
+        same = pc.fill_null(pc.equal(ip.take(pos), parts_arr), False)
+        fids = pc.if_else(same, ifid.take(pos), pa.scalar(None, pa.string()))
+    rows = pa.array(np.arange(n, dtype=np.int64))
+    is_update = pc.is_valid(fids)
+    updates = _group_rows(fids.filter(is_update), rows.filter(is_update))
+    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pc.invert(is_update)),
+                                                                rows.filter(pc.invert(is_update)))
+    return updates, inserts
+
+
+def _group_rows(labels: pa.Array, rows: pa.Array) -> dict[str, list[int]]:
+    if len(labels) == 0:
+        return {}
+    g = pa.table({"l": labels, "r": rows}).group_by("l", use_threads=False).aggregate([("r", "list")])
+    return {label: sorted(rs) for label, rs in zip(g.column("l").to_pylist(), g.column("r_list").to_pylist())}
+
+
+def _index_arrays(ctx: WriteContext) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """The index as three aligned arrays (keys, partitions, file ids), built once per context."""
+    cached = ctx.__dict__.get("_index_arrays")
+    if cached is None:
+        locs = list(ctx.index.values())
+        cached = (pa.array(list(ctx.index.keys()), pa.string()), pa.array([l[0] for l in locs], pa.string()),
+                  pa.array([l[1] for l in locs], pa.string()))
+        ctx.__dict__["_index_arrays"] = cached
+    return cached
+
+
 # ---- the worker -----------------------------------------------------------------------------------
 def _to_table(batches) -> pa.Table | None:
     if isinstance(batches, pa.Table):
@@ -349,7 +422,8 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
     ordering = _ordering(ctx, table)
     combine = ctx.operation in ("upsert", "delete") or (
         option(ctx.options, "hoodie.combine.before.insert", default="false").lower() == "true")
-    rows = _precombine(keys, parts, ordering) if combine else list(range(table.num_rows))
+    rows = (_precombine_columns(ctx, table, keys, parts) or _precombine(keys, parts, ordering)) if combine \
+        else list(range(table.num_rows))
     if len(rows) != table.num_rows:
         idx = pa.array(rows, pa.int64())
         table = table.take(idx)
@@ -360,14 +434,7 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema))
     # route: existing file group (updates / deletes) or new (inserts)
-    updates: dict[str, list[int]] = {}
-    inserts: dict[str, list[int]] = {}
-    for i, (k, p) in enumerate(zip(keys, parts)):
-        loc = ctx.index.get(k) if ctx.operation in ("upsert", "delete") else None
-        if loc is not None and loc[0] == p:
-            updates.setdefault(loc[1], []).append(i)
-        elif ctx.operation != "delete":
-            inserts.setdefault(p, []).append(i)
+    updates, inserts = _route_rows(ctx, keys, parts)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
     for fid, idx in updates.items():
