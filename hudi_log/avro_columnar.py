@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import io
 import json
-import struct
 from functools import lru_cache
 from typing import Any, Mapping
 
+import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -137,8 +138,6 @@ def decode_block_content(content: bytes | memoryview, schema_json: str) -> pa.Ta
     if count < 0:
         raise ColumnarDecodeError("negative record count")
     container = b"".join((header, _zigzag(count), _zigzag(len(body)), body, _SYNC))
-    import polars as pl
-
     try:
         df = pl.read_avro(io.BytesIO(container))
     except BaseException as e:  # polars raises its own errors, and pyo3 panics derive from BaseException
@@ -147,7 +146,7 @@ def decode_block_content(content: bytes | memoryview, schema_json: str) -> pa.Ta
         raise ColumnarDecodeError(f"polars: {type(e).__name__}: {str(e)[:200]}") from e
     if df.height != count:
         raise ColumnarDecodeError(f"polars read {df.height} records, the block holds {count}")
-    table = df.to_arrow()
+    table = df.to_arrow(compat_level=pl.CompatLevel.newest())  # views: zero-copy; _conform casts once
     _check_lengths(table.column(LEN_FIELD), body)
     return _conform(table.drop_columns([LEN_FIELD]), target)
 
@@ -158,22 +157,18 @@ def _check_lengths(lengths: pa.ChunkedArray, body: memoryview) -> None:
     arr = lengths.combine_chunks().cast(pa.large_binary()) if lengths.null_count == 0 else None
     if arr is None or pc.min_max(pc.binary_length(arr)).as_py() != {"min": 4, "max": 4}:
         raise ColumnarDecodeError("length fields are not 4 bytes each")
-    offs = arr.buffers()[1]
-    first = int.from_bytes(offs.to_pybytes()[8 * arr.offset:8 * arr.offset + 8], "little")
-    flat = arr.buffers()[2].to_pybytes()[first:first + 4 * n]
-    sizes = pa.array(struct.unpack(f">{n}i", flat), pa.int64())
-    if pc.min(sizes).as_py() < 0:
+    first = int(np.frombuffer(arr.buffers()[1], np.int64, 1, 8 * arr.offset)[0])
+    prefixes = np.frombuffer(arr.buffers()[2], np.uint8, 4 * n, first).reshape(n, 4)
+    sizes = prefixes.view(">i4").ravel().astype(np.int64)
+    if sizes.min() < 0:
         raise ColumnarDecodeError("negative datum length")
-    ends = pc.cumulative_sum(pc.add(sizes, 4))
-    if ends[-1].as_py() != len(body):
-        raise ColumnarDecodeError(f"records end at {ends[-1].as_py()}, the content at {len(body)}")
+    ends = np.cumsum(sizes + 4)
+    if int(ends[-1]) != len(body):
+        raise ColumnarDecodeError(f"records end at {int(ends[-1])}, the content at {len(body)}")
     # the prefix at each record's start (0, then the previous ends) must be what polars decoded there
-    starts = pa.concat_arrays([pa.array([0], pa.int64()), ends.slice(0, n - 1)])
-    raw = pa.Array.from_buffers(pa.uint8(), len(body), [None, pa.py_buffer(body)])
-    value = pc.take(raw, starts).cast(pa.int64())
-    for k in (1, 2, 3):
-        value = pc.add(pc.multiply(value, 256), pc.take(raw, pc.add(starts, k)).cast(pa.int64()))
-    if not pc.all(pc.equal(value, sizes)).as_py():
+    starts = np.concatenate(([0], ends[:-1]))
+    raw = np.frombuffer(body, np.uint8)
+    if not np.array_equal(raw[starts[:, None] + np.arange(4)], prefixes):
         raise ColumnarDecodeError("length prefixes do not match the decoded datums")
 
 

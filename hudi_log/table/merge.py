@@ -138,14 +138,24 @@ def _group_ends(codes: pa.Array, order: pa.Array) -> pa.Array:
     return pa.concat_arrays([pc.not_equal(k.slice(0, n - 1), k.slice(1)), pa.array([True])])
 
 
+def _last_per_code(codes: pa.Array, n_codes: int) -> pa.Array:
+    """Index of each code's last row, by code (entries are in merge order: that is its last entry)."""
+    import numpy as np
+
+    last = np.full(n_codes, -1, np.int64)
+    np.maximum.at(last, codes.to_numpy(zero_copy_only=False), np.arange(len(codes), dtype=np.int64))
+    return pa.array(last)
+
+
 def _winners(e: pa.Table, merge_mode: str) -> pa.Table:
     """One row per key (the entry Java's fold keeps), in order of the key's first appearance."""
     # dictionary codes are assigned in order of first appearance, and sorting small integers is cheap
-    codes = pc.dictionary_encode(e.column(_KEY).combine_chunks()).indices
+    encoded = pc.dictionary_encode(e.column(_KEY).combine_chunks())
+    codes = encoded.indices
+    if merge_mode == COMMIT_TIME:
+        return e.append_column(_CODE, codes).take(_last_per_code(codes, len(encoded.dictionary)))
     e = e.append_column(_CODE, codes)
     by_pos = pc.sort_indices(e, sort_keys=[(_CODE, "ascending"), (_POS, "ascending")])  # positions ascend
-    if merge_mode == COMMIT_TIME:
-        return e.take(pc.filter(by_pos, _group_ends(codes, by_pos)))
     if pc.any(e.column(_DEF)).as_py():
         last_pos = pc.take(e.column(_POS), pc.filter(by_pos, _group_ends(codes, by_pos)))  # per code
         d = e.filter(e.column(_DEF))
@@ -160,6 +170,12 @@ def _ge(a, b):
     """a ≥ b with Hudi's null rule: null never beats non-null; null vs null counts as ≥."""
     both = pc.and_(pc.is_valid(a), pc.is_valid(b))
     return pc.if_else(both, pc.greater_equal(a, b), pc.is_null(b))
+
+
+def _flat(a) -> pa.Array:
+    """``a`` as one int64 Array (ChunkedArrays combined)."""
+    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    return a.cast(pa.int64())
 
 
 def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key_fields, schema) -> pa.Table:
@@ -188,5 +204,6 @@ def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key
     else:
         in_base = pa.repeat(False, len(wk))
     only_log = winners.filter(pc.and_(pc.invert(in_base), pc.invert(winners.column(_DEL))))
-    idx = pa.chunked_array([take_base, pc.add(only_log.column(_ROW), nb)], pa.int64())
+    # one contiguous index array: Arrow's take with chunked indices is ~10x slower
+    idx = pa.concat_arrays([_flat(take_base), _flat(pc.add(only_log.column(_ROW), nb))])
     return both.take(idx)

@@ -53,6 +53,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .. import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ..avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from .file_system_view import FileSlice, FileSystemView
 from .merge import NotVectorizable, conform, merge_slice
