@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from ..table.write_errors import WriteError
@@ -202,10 +203,12 @@ def write(df, path: str, options: dict, mode: str = "append"):
         def add_route(batches):
             kg = ctx.keygen
             for b in batches:
-                fg = route(ctx, b).to_pylist()
-                keys = kg.record_keys(b) if any(v == "" for v in fg) else []
-                col = pa.array([f or "k:" + keys[i] for i, f in enumerate(fg)], pa.string())
-                yield b.append_column(ROUTE_COLUMN, col)
+                fg = route(ctx, b)
+                new = pc.equal(fg, "")
+                if pc.any(new).as_py():  # new keys spread by record key
+                    keys = pa.array(kg.record_keys(b), pa.string())
+                    fg = pc.if_else(new, pc.binary_join_element_wise("k:", keys, ""), fg)
+                yield b.append_column(ROUTE_COLUMN, fg)
 
         n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
             df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)

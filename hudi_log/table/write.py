@@ -289,14 +289,19 @@ def route(ctx: WriteContext, batch) -> pa.Array:
     ``""`` for a new key (see the module docstring on repartitioning)."""
     if ctx.operation not in ("upsert", "delete") or batch.num_rows == 0:
         return pa.array([""] * batch.num_rows, pa.string())
-    kg = ctx.keygen
-    keys = kg.record_keys(batch)
-    parts = _partitions_for(ctx, batch, keys)
-    out = []
-    for k, p in zip(keys, parts):
-        loc = ctx.index.get(k)
-        out.append(loc[1] if loc is not None and loc[0] == p else "")
-    return pa.array(out, pa.string())
+    keys = ctx.keygen.record_keys(batch)
+    fids = _index_locations(ctx, keys, _partitions_for(ctx, batch, keys))
+    return pc.fill_null(fids, "")
+
+
+def _index_locations(ctx: WriteContext, keys: list[str], parts: list[str]) -> pa.Array:
+    """The file id holding each key in the same partition (null where none): one hash lookup."""
+    if not ctx.index:
+        return pa.nulls(len(keys), pa.string())
+    ik, ip, ifid = _index_arrays(ctx)
+    pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
+    same = pc.fill_null(pc.equal(ip.take(pos), pa.array(parts, pa.string())), False)
+    return pc.if_else(same, ifid.take(pos), pa.scalar(None, pa.string()))
 
 
 def _partitions_for(ctx: WriteContext, batch, keys: list[str]) -> list[str]:
@@ -359,12 +364,7 @@ def _route_rows(ctx: WriteContext, keys: list[str], parts: list[str]) -> tuple[d
     lookup of every key in the index's keys, then a group-by."""
     n = len(keys)
     parts_arr = pa.array(parts, pa.string())
-    fids = pa.nulls(n, pa.string())
-    if ctx.operation in ("upsert", "delete") and ctx.index:
-        ik, ip, ifid = _index_arrays(ctx)
-        pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
-        same = pc.fill_null(pc.equal(ip.take(pos), parts_arr), False)
-        fids = pc.if_else(same, ifid.take(pos), pa.scalar(None, pa.string()))
+    fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
     rows = pa.array(np.arange(n, dtype=np.int64))
     is_update = pc.is_valid(fids)
     updates = _group_rows(fids.filter(is_update), rows.filter(is_update))
