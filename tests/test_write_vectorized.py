@@ -44,6 +44,9 @@ def test_routing_equals_dict_lookups(rows, index, operation):
     keys = [r[0] for r in rows]
     parts = [r[1] for r in rows]
     updates, inserts = _route_rows(_ctx(operation, index), keys, parts)
+    # both lookups: the hash lookup (batch as big as the index) and dict lookups (a small batch)
+    big = {f"other{i}": ("p1", "f9") for i in range(16 * len(keys))}
+    assert _route_rows(_ctx(operation, {**big, **index}), keys, parts) == (updates, inserts)
     want_u, want_i = {}, {}
     for i, (k, p) in enumerate(zip(keys, parts)):
         loc = index.get(k)

@@ -298,6 +298,15 @@ def _index_locations(ctx: WriteContext, keys: list[str], parts: list[str]) -> pa
     """The file id holding each key in the same partition (null where none): one hash lookup."""
     if not ctx.index:
         return pa.nulls(len(keys), pa.string())
+    if len(keys) * 16 < len(ctx.index):
+        # a small batch against a big index (Spark hands batches of 10,000 rows): Arrow would hash
+        # the whole index for each call, dict lookups are cheaper
+        index = ctx.index
+        out = []
+        for k, p in zip(keys, parts):
+            loc = index.get(k)
+            out.append(loc[1] if loc is not None and loc[0] == p else None)
+        return pa.array(out, pa.string())
     ik, ip, ifid = _index_arrays(ctx)
     pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
     same = pc.fill_null(pc.equal(ip.take(pos), pa.array(parts, pa.string())), False)
