@@ -16,9 +16,10 @@ log file). COW tasks are not: two tasks rewriting one base file would each lose 
 two tasks inserting the same new key would insert it twice. So:
 
 * :func:`write` (``hudi_log.spark.write(df, path, options)``) is the safe path for any DataFrame: it
-  begins the transaction, routes every row to its file group (:func:`hudi_log.table.write.route`; rows of
-  new keys by record key), repartitions by that, and saves through the data source, which takes the
-  transaction over instead of beginning another;
+  begins the transaction and repartitions — MOR by the record-key columns (a JVM hash shuffle: one
+  key's rows in one task; tasks sharing a file group write separate log files of it), COW by the file
+  group each row is routed to (:func:`hudi_log.table.write.route`; rows of new keys by record key) —
+  then saves through the data source, which takes the transaction over instead of beginning another;
 * the plain ``df.write`` path refuses (at commit, then rolls back) a COW upsert or delete in which two
   tasks rewrote the same file group, with an error that names :func:`write`. A single-partition
   DataFrame (``df.coalesce(1)``) or an insert / bulk_insert is always safe; new keys are precombined
@@ -177,10 +178,11 @@ def restore(path: str, aside: str | None) -> None:
 
 
 def write(df, path: str, options: dict, mode: str = "append"):
-    """Write ``df`` to the Hudi table at ``path`` with every file group's records in one task.
+    """Write ``df`` to the Hudi table at ``path`` with every record key's rows in one task.
 
-    Begins the transaction on the driver, adds a routing column (the row's file group for a known key,
-    else its record key), repartitions by it, and saves through the ``hudi_log`` data source, which takes
+    Begins the transaction on the driver and repartitions: MOR by the record-key columns (tasks that
+    share a file group write separate log files of it); COW by a routing column (the row's file group
+    for a known key, else its record key), so each base file is rewritten by one task. Then saves through the ``hudi_log`` data source, which takes
     over this transaction. Returns the :class:`hudi_log.table.write.WriteResult`.
     """
     from pyspark.sql import functions as F
@@ -212,7 +214,13 @@ def write(df, path: str, options: dict, mode: str = "append"):
 
         n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
             df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
-        routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
+        key_fields = list(ctx.properties.record_key_fields)
+        if ctx.properties.is_mor and key_fields and all(f in df.columns for f in key_fields):
+            # MOR: tasks sharing a file group each write their own log file, which is valid, so one
+            # key per task is all that is needed: a hash shuffle on the key columns, inside the JVM
+            routed = df.repartition(n, *[F.col(f) for f in key_fields])
+        else:  # COW: each file group's rows in one task, or two tasks would rewrite one base file
+            routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:
             pickle.dump((tx, aside), f)
