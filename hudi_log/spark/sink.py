@@ -200,18 +200,6 @@ def write(df, path: str, options: dict, mode: str = "append"):
         raise
     try:
         ctx = tx.context
-        out_schema = StructType(df.schema.fields + [StructField(ROUTE_COLUMN, StringType())])
-
-        def add_route(batches):
-            kg = ctx.keygen
-            for b in batches:
-                fg = route(ctx, b)
-                new = pc.equal(fg, "")
-                if pc.any(new).as_py():  # new keys spread by record key
-                    keys = pa.array(kg.record_keys(b), pa.string())
-                    fg = pc.if_else(new, pc.binary_join_element_wise("k:", keys, ""), fg)
-                yield b.append_column(ROUTE_COLUMN, fg)
-
         n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
             df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
         key_fields = list(ctx.properties.record_key_fields)
@@ -220,6 +208,18 @@ def write(df, path: str, options: dict, mode: str = "append"):
             # key per task is all that is needed: a hash shuffle on the key columns, inside the JVM
             routed = df.repartition(n, *[F.col(f) for f in key_fields])
         else:  # COW: each file group's rows in one task, or two tasks would rewrite one base file
+            out_schema = StructType(df.schema.fields + [StructField(ROUTE_COLUMN, StringType())])
+
+            def add_route(batches):
+                kg = ctx.keygen
+                for b in batches:
+                    fg = route(ctx, b)
+                    new = pc.equal(fg, "")
+                    if pc.any(new).as_py():  # new keys spread by record key
+                        keys = pa.array(kg.record_keys(b), pa.string())
+                        fg = pc.if_else(new, pc.binary_join_element_wise("k:", keys, ""), fg)
+                    yield b.append_column(ROUTE_COLUMN, fg)
+
             routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:

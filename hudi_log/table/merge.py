@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..grammar import BlockType
-from .base_file import conform as conform_to
+from .base_file import conform
 from .scanner import COMMIT_TIME, KEY_FIELD, MergedLogScanner, is_default_ordering
 
 _KEY, _POS, _DEL, _DEF, _ORD, _ROW, _CODE = "__key", "__pos", "__del", "__default", "__ord", "__row", "__code"
@@ -36,12 +36,6 @@ _KEY, _POS, _DEL, _DEF, _ORD, _ROW, _CODE = "__key", "__pos", "__del", "__defaul
 
 class NotVectorizable(Exception):
     """This slice needs the record-by-record merge to stay exact."""
-
-
-def conform(t: pa.Table, target: pa.Schema) -> pa.Table:
-    """``t`` with exactly ``target``'s columns: missing ones null, others cast where Arrow can (a read
-    keeps a column it cannot cast, as Hudi's readers tolerate a changed type)."""
-    return conform_to(t, target, strict=False)
 
 
 def record_keys(t: pa.Table, key_fields) -> pa.ChunkedArray:
@@ -102,7 +96,7 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
                 _POS: _arange(pos, n), _DEL: pa.repeat(True, n), _DEF: pa.array([is_default_ordering(d) for d in ds]),
                 _ORD: ords, _ROW: pa.nulls(n, pa.int64())}))
         else:
-            t = conform(block.to_arrow(), schema)
+            t = conform(block.to_arrow(), schema, strict=False)  # a read keeps a column it cannot cast
             n = t.num_rows
             scanner.stats.records += n
             soft = pa.chunked_array([pa.repeat(False, n)])

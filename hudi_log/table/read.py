@@ -56,7 +56,8 @@ import pyarrow.parquet as pq
 from .. import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ..avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from .file_system_view import FileSlice, FileSystemView
-from .merge import NotVectorizable, conform, merge_slice
+from .base_file import conform
+from .merge import NotVectorizable, merge_slice
 from .properties import TableError, read_properties
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine
 from .timeline import Timeline
@@ -320,8 +321,9 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     ctx = plan_or_context.context if isinstance(plan_or_context, ReadPlan) else plan_or_context
     schema = ctx.table_schema
     table = None
+    # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
+    base = conform(pq.read_table(task.base_file), schema, strict=False) if task.base_file is not None else None
     if vectorized:
-        base = conform(pq.read_table(task.base_file), schema) if task.base_file is not None else None
         if not task.log_files:
             table = base if base is not None else schema.empty_table()
         else:
@@ -330,7 +332,7 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
             except NotVectorizable:
                 table = None
     if table is None:
-        rows = _slice_rows(ctx, task)
+        rows = _slice_rows(ctx, task, base)
         table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
     return _finish(ctx, table)
 
@@ -342,11 +344,10 @@ def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
         timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields))
 
 
-def _slice_rows(ctx: ReadContext, task: SliceTask) -> list[dict]:
-    """The record-by-record merge of one slice (base rows, then keys only the logs hold)."""
-    base_rows: list[dict] = []
-    if task.base_file is not None:
-        base_rows = conform(pq.read_table(task.base_file), ctx.table_schema).to_pylist()
+def _slice_rows(ctx: ReadContext, task: SliceTask, base: pa.Table | None) -> list[dict]:
+    """The record-by-record merge of one slice (``base``: its base file conformed to the table schema,
+    then keys only the logs hold)."""
+    base_rows = base.to_pylist() if base is not None else []
     if not task.log_files:
         return base_rows
     sc = _scanner(ctx, task)

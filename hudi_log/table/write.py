@@ -55,6 +55,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -106,8 +107,15 @@ class WriteContext:
 
     def __getstate__(self):  # the index arrays are a cache rebuilt where needed, not shipped to workers
         state = dict(self.__dict__)
-        state.pop("_index_arrays", None)
+        state.pop("index_arrays", None)
         return state
+
+    @cached_property
+    def index_arrays(self) -> tuple[pa.Array, pa.Array, pa.Array]:
+        """The index as three aligned arrays (keys, partitions, file ids), for vectorized lookups."""
+        locs = list(self.index.values())
+        return (pa.array(list(self.index.keys()), pa.string()), pa.array([l[0] for l in locs], pa.string()),
+                pa.array([l[1] for l in locs], pa.string()))
 
     @property
     def keygen(self) -> KeyGenerator:
@@ -307,7 +315,7 @@ def _index_locations(ctx: WriteContext, keys: list[str], parts: list[str]) -> pa
             loc = index.get(k)
             out.append(loc[1] if loc is not None and loc[0] == p else None)
         return pa.array(out, pa.string())
-    ik, ip, ifid = _index_arrays(ctx)
+    ik, ip, ifid = ctx.index_arrays
     pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
     same = pc.fill_null(pc.equal(ip.take(pos), pa.array(parts, pa.string())), False)
     return pc.if_else(same, ifid.take(pos), pa.scalar(None, pa.string()))
@@ -389,17 +397,6 @@ def _group_rows(labels: pa.Array, rows: pa.Array) -> dict[str, list[int]]:
     return {label: sorted(rs) for label, rs in zip(g.column("l").to_pylist(), g.column("r_list").to_pylist())}
 
 
-def _index_arrays(ctx: WriteContext) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """The index as three aligned arrays (keys, partitions, file ids), built once per context."""
-    cached = ctx.__dict__.get("_index_arrays")
-    if cached is None:
-        locs = list(ctx.index.values())
-        cached = (pa.array(list(ctx.index.keys()), pa.string()), pa.array([l[0] for l in locs], pa.string()),
-                  pa.array([l[1] for l in locs], pa.string()))
-        ctx.__dict__["_index_arrays"] = cached
-    return cached
-
-
 # ---- the worker -----------------------------------------------------------------------------------
 def _to_table(batches) -> pa.Table | None:
     if isinstance(batches, pa.Table):
@@ -428,17 +425,19 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
     kg = ctx.keygen
     keys = kg.record_keys(table)
     parts = _partitions_for(ctx, table, keys)
-    ordering = _ordering(ctx, table)
     combine = ctx.operation in ("upsert", "delete") or (
         option(ctx.options, "hoodie.combine.before.insert", default="false").lower() == "true")
-    rows = (_precombine_columns(ctx, table, keys, parts) or _precombine(keys, parts, ordering)) if combine \
-        else list(range(table.num_rows))
-    if len(rows) != table.num_rows:
-        idx = pa.array(rows, pa.int64())
-        table = table.take(idx)
+    rows = None
+    if combine:
+        rows = _precombine_columns(ctx, table, keys, parts)
+        if rows is None:
+            rows = _precombine(keys, parts, _ordering(ctx, table))
+    if rows is not None and len(rows) != table.num_rows:
+        table = table.take(pa.array(rows, pa.int64()))
         keys = [keys[i] for i in rows]
         parts = [parts[i] for i in rows]
-        ordering = [ordering[i] for i in rows] if ordering is not None else None
+    # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
+    ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema))
