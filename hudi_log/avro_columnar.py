@@ -120,9 +120,10 @@ def _plan(schema_json: str) -> tuple[bytes, pa.Schema] | None:
     return b"Obj\x01" + meta + _SYNC, target
 
 
-def decode_block_content(content: bytes | memoryview, schema_json: str) -> pa.Table:
+def decode_block_content(content: bytes | memoryview, schema_json: str, columns=None) -> pa.Table:
     """The records of Avro data-block content (prefix included) as an Arrow table under the writer
-    schema's Arrow mapping. Raises ColumnarDecodeError when the columnar path does not apply."""
+    schema's Arrow mapping. Raises ColumnarDecodeError when the columnar path does not apply.
+    ``columns``: only these (those the schema has, in schema order) are built, which is cheaper."""
     plan = _plan(schema_json)
     if plan is None:
         raise ColumnarDecodeError("schema not supported by the columnar decoder")
@@ -134,12 +135,13 @@ def decode_block_content(content: bytes | memoryview, schema_json: str) -> pa.Ta
     if count == 0:
         if len(body):
             raise ColumnarDecodeError("bytes after zero records")
-        return target.empty_table()
+        return _project(target, columns).empty_table()
     if count < 0:
         raise ColumnarDecodeError("negative record count")
     container = b"".join((header, _zigzag(count), _zigzag(len(body)), body, _SYNC))
     try:
-        df = pl.read_avro(io.BytesIO(container))
+        df = pl.read_avro(io.BytesIO(container), columns=None if columns is None else
+                          [LEN_FIELD] + _project(target, columns).names)
     except BaseException as e:  # polars raises its own errors, and pyo3 panics derive from BaseException
         if isinstance(e, (KeyboardInterrupt, SystemExit, MemoryError)):
             raise
@@ -148,7 +150,14 @@ def decode_block_content(content: bytes | memoryview, schema_json: str) -> pa.Ta
         raise ColumnarDecodeError(f"polars read {df.height} records, the block holds {count}")
     table = df.to_arrow(compat_level=pl.CompatLevel.newest())  # views: zero-copy; _conform casts once
     _check_lengths(table.column(LEN_FIELD), body)
-    return _conform(table.drop_columns([LEN_FIELD]), target)
+    return _conform(table.drop_columns([LEN_FIELD]), _project(target, columns))
+
+
+def _project(target: pa.Schema, columns) -> pa.Schema:
+    if columns is None:
+        return target
+    wanted = set(columns)
+    return pa.schema([f for f in target if f.name in wanted])
 
 
 def _check_lengths(lengths: pa.ChunkedArray, body: memoryview) -> None:

@@ -156,29 +156,33 @@ class LogBlock:
         datums = self.datums()
         return decode_datums(datums, self.writer_schema(), reader_schema, self.path, self.content_offset)
 
-    def to_arrow(self, columnar: bool = True):
+    def to_arrow(self, columnar: bool = True, columns=None):
         """The records of a data block as a pyarrow Table.
 
         Avro data and CDC blocks decode in one call per block (:mod:`hudi_log.avro_columnar`) when the
         writer schema allows it, else record by record through fastavro — same values either way, typed
         by :func:`hudi_log.avro_arrow.avro_to_arrow_schema` of the writer schema. Parquet blocks are read
-        as they are; HFile blocks go through their records.
+        as they are; HFile blocks go through their records. ``columns`` keeps only those the block has
+        (the columnar decode then builds only them).
         """
         import pyarrow as pa
 
+        def project(t):
+            return t if columns is None else t.select([c for c in t.column_names if c in set(columns)])
+
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
-            return self.table()
+            return project(self.table())
         if self.block_type in grammar.RECORD_BLOCK_TYPES and not self.corrupt:
             if columnar and self.schema is not None:
                 from .avro_columnar import ColumnarDecodeError, decode_block_content
 
                 try:
-                    return decode_block_content(self.content(), self.schema)
+                    return decode_block_content(self.content(), self.schema, columns)
                 except ColumnarDecodeError:
                     pass  # the record path below decides (and names the damage, if any)
-            return records_to_arrow(self.records(), self.writer_schema())
+            return project(records_to_arrow(self.records(), self.writer_schema()))
         if self.block_type == BlockType.hfile_data_block and not self.corrupt:
-            return pa.Table.from_pylist(self.records())
+            return project(pa.Table.from_pylist(self.records()))
         self._require(*grammar.RECORD_BLOCK_TYPES, BlockType.parquet_data_block, BlockType.hfile_data_block)
 
     def deletes(self):

@@ -12,6 +12,8 @@ in several partitions after a partition-path change).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,53 +53,182 @@ def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dic
     return out
 
 
+class KeyIndex:
+    """record key → (partition, file id), as Arrow columns: the keys and, per key, the number of its
+    location in ``locations``. Pickles as a few buffers (a driver ships it to every Spark task).
+
+    Lookups are vectorized for any batch size: the keys' 64-bit hashes are sorted once per process
+    (``_sorted``, never pickled: each process hashes with its own polars), each query is a binary
+    search, and a hash match counts only when the key itself is equal."""
+
+    def __init__(self, keys: pa.Array, groups: np.ndarray, locations: list[tuple[str, str]]):
+        self.keys = keys.cast(pa.string()) if keys.type != pa.string() else keys  # unique
+        self.groups = np.asarray(groups, np.int32)
+        self.locations = list(locations)
+
+    @classmethod
+    def empty(cls) -> "KeyIndex":
+        return cls(pa.array([], pa.string()), np.zeros(0, np.int32), [])
+
+    @classmethod
+    def from_dict(cls, index: dict[str, tuple[str, str]]) -> "KeyIndex":
+        locations = sorted(set(index.values()))
+        at = {loc: i for i, loc in enumerate(locations)}
+        return cls(pa.array(list(index), pa.string()), np.array([at[v] for v in index.values()], np.int32), locations)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getstate__(self):
+        return {"keys": self.keys, "groups": self.groups, "locations": self.locations}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, KeyIndex) and self.to_dict() == other.to_dict()
+
+    def to_dict(self) -> dict[str, tuple[str, str]]:
+        return dict(zip(self.keys.to_pylist(), (self.locations[g] for g in self.groups)))
+
+    def get(self, key: str) -> tuple[str, str] | None:
+        g = self.positions(pa.array([key], pa.string()))[0]
+        return None if g < 0 else self.locations[self.groups[g]]
+
+    @property
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        cached = self.__dict__.get("_sorted_cache")
+        if cached is None:
+            h = _hash(self.keys)
+            order = np.argsort(h, kind="stable")
+            cached = self.__dict__["_sorted_cache"] = (h[order], order)
+        return cached
+
+    def positions(self, keys: pa.Array) -> np.ndarray:
+        """Each key's row in the index, -1 where the index does not hold it."""
+        n = len(keys)
+        out = np.full(n, -1, np.int64)
+        if n == 0 or len(self.keys) == 0:
+            return out
+        keys = keys.cast(pa.string()) if keys.type != pa.string() else keys
+        hs, order = self._sorted
+        qh = _hash(keys)
+        qo = np.argsort(qh)  # sorted needles: each binary search starts where the last ended
+        lo = np.empty(n, np.int64)
+        lo[qo] = np.searchsorted(hs, qh[qo], "left")
+        last = len(hs) - 1
+        at = np.minimum(lo, last)
+        hit = hs[at] == qh
+        cand = order[at]
+        same = pc.fill_null(pc.equal(self.keys.take(pa.array(cand)), keys), False).to_numpy(zero_copy_only=False)
+        out[hit & same] = cand[hit & same]
+        # a hash shared by several keys (the next sorted hash equal too): compare each key of the run
+        shared = hit & ~same & (hs[np.minimum(lo + 1, last)] == qh) & (lo < last)
+        for i in np.nonzero(shared)[0]:
+            k = keys[int(i)].as_py()
+            j = int(lo[i])
+            while j <= last and hs[j] == qh[i]:
+                if self.keys[int(order[j])].as_py() == k:
+                    out[i] = order[j]
+                    break
+                j += 1
+        return out
+
+    def locate(self, keys: pa.Array, partitions: pa.Array | None = None) -> tuple[pa.Array, pa.Array]:
+        """(file id, partition) per key as string arrays, null where the index does not hold the key or,
+        given ``partitions``, holds it in another partition (a non-global index)."""
+        pos = self.positions(keys)
+        found = pos >= 0
+        g = pa.array(self.groups[np.where(found, pos, 0)] if len(self.groups) else np.zeros(len(pos), np.int32),
+                     pa.int32(), mask=~found)  # a null position takes a null
+        fids = pa.array([l[1] for l in self.locations], pa.string()).take(g)
+        parts = pa.array([l[0] for l in self.locations], pa.string()).take(g)
+        if partitions is not None:
+            same = pc.fill_null(pc.equal(parts, partitions), False)
+            fids = pc.if_else(same, fids, pa.scalar(None, pa.string()))
+        return fids, parts
+
+
+def _hash(keys: pa.Array) -> np.ndarray:
+    import polars as pl
+
+    return pl.Series(keys).hash(seed=0).to_numpy()
+
+
 def build_index(table_path, props: TableProperties, timeline: Timeline,
-                groups: dict[str, FileGroupInfo]) -> dict[str, tuple[str, str]]:
-    """record key → (partition, file id) over the latest slices in ``groups``."""
-    live_keys = _live_log_keys(table_path, groups) if props.is_mor else {}
-    parts = []
-    for n, g in enumerate(groups.values()):
-        loc = (g.partition, g.file_id)
-        merged = live_keys.get(loc) if g.log_files else None
-        if g.base_file is not None:
-            keys = pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks()
+                groups: dict[str, FileGroupInfo]) -> KeyIndex:
+    """record key → (partition, file id) over the latest slices in ``groups``.
+
+    Per key: the last group where it is live, else the last where it appears (deleted there). A key
+    deleted in one group and inserted again in another (insert does not look keys up) must go to the
+    group where it is live, else its update or delete would miss it. Whether a key is live takes a
+    merge of its slice, which is only needed for keys in several groups and for keys only logs hold;
+    otherwise base-file keys (and the logs' key columns, to find log-only keys) are enough."""
+    import polars as pl
+
+    infos = list(groups.values())
+    locs = [(g.partition, g.file_id) for g in infos]
+    base = {n: pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks().cast(pa.string())
+            for n, g in enumerate(infos) if g.base_file is not None}
+    plan = tasks = None
+    exact: set[int] = set()  # groups whose liveness is needed
+    if props.is_mor and any(g.log_files for g in infos):
+        from .read import HudiTable, slice_log_keys
+
+        plan = HudiTable(table_path).plan(query="snapshot")
+        tasks = {(t.partition, t.file_id): t for t in plan.tasks}
+        with_logs = [n for n, g in enumerate(infos)
+                     if g.log_files and tasks.get(locs[n]) is not None and tasks[locs[n]].log_files]
+
+        def log_only(n: int) -> bool:  # keys only the log holds (or unreadable keys): merge to know which live
+            lk = slice_log_keys(plan, tasks[locs[n]])
+            return lk is None or (len(lk) > 0 and not pc.all(
+                pc.is_in(lk, value_set=base.get(n, pa.array([], pa.string())))).as_py())
+
+        with ThreadPoolExecutor(max_workers=min(len(with_logs), os.cpu_count() or 1) or 1) as pool:
+            exact.update(n for n, x in zip(with_logs, pool.map(log_only, with_logs)) if x)
+    frame = _entries({n: (k, None) for n, k in base.items()})
+    repeats = frame.height > 0 and frame["k"].n_unique() != frame.height
+    if repeats:
+        shared = frame.filter(pl.col("k").is_duplicated())["g"].unique().to_list()
+        exact.update(n for n in shared if tasks is not None and tasks.get(locs[n]) is not None
+                     and tasks[locs[n]].log_files)
+    if exact:
+        from .read import read_slice_keys
+
+        entries = {n: (k, None) for n, k in base.items() if n not in exact}
+        merged = {}
+        for n in sorted(exact):
+            live = read_slice_keys(plan, tasks[locs[n]])
+            k = base.get(n)
             # a base key the merge left out was deleted in the logs: known here, but not live
-            alive = pa.array(np.ones(len(keys), bool)) if merged is None else pc.is_in(keys, value_set=merged)
-            parts.append((keys, alive, n))
-        if merged is not None:
-            parts.append((merged, pa.array(np.ones(len(merged), bool)), n))
-    if not parts:
-        return {}
-    locs = list(groups.values())
-    t = pa.table({"k": pa.concat_arrays([p[0].cast(pa.string()) for p in parts]),
-                  "live": pa.concat_arrays([p[1] for p in parts]),
-                  "g": pa.array(np.concatenate([np.full(len(p[0]), p[2], np.int64) for p in parts]))})
-    t = t.filter(pc.is_valid(t.column("k")))
-    # per key: the last group where it is live, else the last where it appears (deleted there). A key
-    # deleted here and inserted again elsewhere (insert does not look keys up) must be routed to the
-    # group where it is live, else its update or delete would miss it.
-    order = pc.sort_indices(t, sort_keys=[("k", "ascending"), ("live", "ascending"), ("g", "ascending")])
-    t = t.take(order)
-    k = t.column("k").combine_chunks()
-    n = len(k)
-    last = np.append(pc.not_equal(k.slice(1), k.slice(0, n - 1)).to_numpy(zero_copy_only=False), True) \
-        if n > 1 else np.ones(n, bool)
-    keys = k.filter(pa.array(last)).to_pylist()
-    gs = t.column("g").to_numpy()[last]
-    return dict(zip(keys, ((locs[i].partition, locs[i].file_id) for i in gs)))
+            if k is not None:
+                entries[n] = (k, pc.is_in(k, value_set=live).to_numpy(zero_copy_only=False))
+            merged[n] = live
+        frame = _entries(entries, merged)
+        repeats = frame.height > 0 and frame["k"].n_unique() != frame.height
+    if repeats:
+        frame = frame.sort(["live", "g"], maintain_order=True).unique("k", keep="last", maintain_order=True)
+    return KeyIndex(frame["k"].to_arrow().cast(pa.string()) if frame.height else pa.array([], pa.string()),
+                    frame["g"].to_numpy() if frame.height else np.zeros(0, np.int32), locs)
 
 
-def _live_log_keys(table_path, groups: dict[str, FileGroupInfo]) -> dict[tuple[str, str], pa.Array]:
-    """(partition, file id) → the keys live after merging base and logs, for groups with log files: the
-    reader's own slice merge (columnar, rolled-back and uncommitted blocks left out), keys column only."""
-    if not any(g.log_files for g in groups.values()):
-        return {}
-    from .read import HudiTable, read_slice
+def _entries(base: dict, merged: dict | None = None):
+    """One row per (key, group) entry: key, live flag, group number."""
+    import polars as pl
 
-    plan = HudiTable(table_path).plan(query="snapshot")
-    out = {}
-    for task in plan.tasks:
-        if task.log_files:
-            keys = read_slice(plan, task).column(RECORD_KEY).combine_chunks()
-            out[(task.partition, task.file_id)] = keys.filter(pc.is_valid(keys)).cast(pa.string())
-    return out
+    keys, live, gs = [], [], []
+    for n, (k, alive) in base.items():
+        keys.append(k)
+        live.append(np.ones(len(k), bool) if alive is None else alive)
+        gs.append(np.full(len(k), n, np.int32))
+    for n, k in (merged or {}).items():
+        keys.append(k)
+        live.append(np.ones(len(k), bool))
+        gs.append(np.full(len(k), n, np.int32))
+    if not keys:
+        return pl.DataFrame({"k": pl.Series([], dtype=pl.String), "live": pl.Series([], dtype=pl.Boolean),
+                             "g": pl.Series([], dtype=pl.Int32)})
+    frame = pl.DataFrame({"k": pl.Series(pa.concat_arrays(keys)), "live": np.concatenate(live),
+                          "g": np.concatenate(gs)})
+    return frame.filter(pl.col("k").is_not_null())

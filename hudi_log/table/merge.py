@@ -70,7 +70,9 @@ def _ordering(t: pa.Table, ordering_fields, typ) -> pa.ChunkedArray:
 
 
 def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Schema) -> pa.Table:
-    """Base rows (already conformed to ``schema``) merged with the scanner's log; conforms to ``schema``."""
+    """Base rows (already conformed to ``schema``) merged with the scanner's log; conforms to ``schema``.
+    ``schema`` may be a projection that keeps the columns the merge reads (keys, ordering, delete
+    markers): only those are decoded from the log blocks."""
     ordering_fields = scanner.ordering_fields
     if len(ordering_fields) > 1:
         raise NotVectorizable("several ordering fields")
@@ -96,7 +98,7 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
                 _POS: _arange(pos, n), _DEL: pa.repeat(True, n), _DEF: pa.array([is_default_ordering(d) for d in ds]),
                 _ORD: ords, _ROW: pa.nulls(n, pa.int64())}))
         else:
-            t = conform(block.to_arrow(), schema, strict=False)  # a read keeps a column it cannot cast
+            t = conform(block.to_arrow(columns=schema.names), schema, strict=False)  # a read keeps a column it cannot cast
             n = t.num_rows
             scanner.stats.records += n
             soft = pa.chunked_array([pa.repeat(False, n)])

@@ -44,7 +44,7 @@ import multiprocessing
 import os
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
@@ -324,17 +324,65 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
     base = conform(pq.read_table(task.base_file), schema, strict=False) if task.base_file is not None else None
     if vectorized:
-        if not task.log_files:
-            table = base if base is not None else schema.empty_table()
-        else:
-            try:
-                table = merge_slice(base, _scanner(ctx, task), schema)
-            except NotVectorizable:
-                table = None
+        table = _merge_vectorized(ctx, task, base, schema)
     if table is None:
         rows = _slice_rows(ctx, task, base)
         table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
     return _finish(ctx, table)
+
+
+def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | None, schema: pa.Schema) -> pa.Table | None:
+    """The slice merged on Arrow (``schema``: the table's or a projection of it), None where it needs
+    the record-by-record merge."""
+    if not task.log_files:
+        return base if base is not None else schema.empty_table()
+    try:
+        return merge_slice(base, _scanner(ctx, task), schema)
+    except NotVectorizable:
+        return None
+
+
+#: the columns a merge reads besides the record-key and ordering fields
+MERGE_COLUMNS = (KEY_FIELD, "_hoodie_is_deleted", "_hoodie_operation")
+
+
+def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
+    """The record keys of one slice's merged rows (string, no nulls): the merge of :func:`read_slice`
+    on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
+    ctx = plan.context
+    wanted = set(MERGE_COLUMNS) | set(ctx.key_fields) | set(ctx.ordering_fields)
+    schema = pa.schema([f for f in ctx.table_schema if f.name in wanted])
+    table = None
+    if KEY_FIELD in schema.names:
+        base = None
+        if task.base_file is not None:
+            present = set(pq.read_schema(task.base_file).names)
+            base = conform(pq.read_table(task.base_file, columns=[c for c in schema.names if c in present]),
+                           schema, strict=False)
+        table = _merge_vectorized(ctx, task, base, schema)
+    if table is None:  # the whole slice, record by record where it must
+        table = read_slice(replace(ctx, columns=None, filters=()), task)
+    keys = table.column(KEY_FIELD).combine_chunks()
+    return keys.filter(pc.is_valid(keys)).cast(pa.string())
+
+
+def slice_log_keys(plan: ReadPlan, task: SliceTask) -> pa.Array | None:
+    """The record keys the slice's log data blocks hold (those a merge counts; deletes not included),
+    decoding only the key columns; None where keys cannot be read that way."""
+    from ..grammar import BlockType
+    from .merge import record_keys
+
+    ctx = plan.context
+    cols = [KEY_FIELD, *ctx.key_fields]
+    out = []
+    try:
+        for block in _scanner(ctx, task).queued_blocks():
+            if block.block_type != BlockType.delete_block:
+                out.append(record_keys(block.to_arrow(columns=cols), ctx.key_fields).combine_chunks())
+    except NotVectorizable:
+        return None
+    keys = pa.concat_arrays(out) if out else pa.array([], pa.string())
+    return None if keys.null_count else keys
 
 
 def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:

@@ -1,0 +1,115 @@
+"""The write index (``hudi_log.table.index``): which file group holds each record key.
+
+``build_index`` merges a slice only where liveness can matter (keys in several groups, keys only logs
+hold); these tests hold it equal to the plain definition — every slice merged through the reader — on
+every corpus table, on tables with log-only file groups, and after a key moved between file groups.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from hudi_log.table.index import KeyIndex, build_index, latest_slices
+from hudi_log.table.properties import read_properties
+from hudi_log.table.read import HudiTable, read_slice
+from hudi_log.table.timeline import Timeline
+from hudi_log.table.write import write_table
+
+from test_hudi_rs_interop import FG_SF, write_table as write_log_only_table
+
+
+def _index(path) -> KeyIndex:
+    props = read_properties(path)
+    tl = Timeline(path, props)
+    return build_index(path, props, tl, latest_slices(path, props, tl))
+
+
+def reference_index(path) -> dict[str, tuple[str, str]]:
+    """Per key: the last group (in latest-slice order) where the merged slice holds it, else the last
+    whose base file holds it (deleted there)."""
+    props = read_properties(path)
+    tl = Timeline(path, props)
+    groups = list(latest_slices(path, props, tl).values())
+    plan = HudiTable(path).plan(query="snapshot")
+    tasks = {(t.partition, t.file_id): t for t in plan.tasks}
+    best: dict[str, tuple[bool, int]] = {}
+    for n, g in enumerate(groups):
+        seen = []
+        if g.base_file:
+            seen += [(k, False) for k in pq.read_table(g.base_file, columns=["_hoodie_record_key"]).column(0).to_pylist()]
+        task = tasks.get((g.partition, g.file_id))
+        if props.is_mor and task is not None and task.log_files:
+            live = set(k for k in read_slice(plan, task).column("_hoodie_record_key").to_pylist() if k is not None)
+            seen = [(k, k in live) for k, _ in seen] + [(k, True) for k in live]
+        else:
+            seen = [(k, True) for k, _ in seen]
+        for k, alive in seen:
+            if k is not None and (k not in best or (alive, n) >= best[k]):
+                best[k] = (alive, n)
+    return {k: (groups[n].partition, groups[n].file_id) for k, (_, n) in best.items()}
+
+
+def test_index_equals_merging_every_slice_on_the_corpus(corpus_tables):
+    checked = 0
+    for name, root in corpus_tables.items():
+        for props_file in sorted(root.rglob(".hoodie/hoodie.properties")):
+            path = props_file.parent.parent
+            if "metadata" in path.parts:
+                continue
+            assert _index(path).to_dict() == reference_index(path), name
+            checked += 1
+    assert checked >= 15
+
+
+@pytest.mark.parametrize("table_version", [6, 8])
+def test_log_only_file_groups(tmp_path, table_version):
+    path = tmp_path / "trips"
+    expected, _ = write_log_only_table(path, table_version)
+    index = _index(path)
+    assert index.to_dict() == reference_index(path)
+    assert set(index.to_dict()) == set(expected)  # live log-only keys are indexed, deleted ones are not
+    assert index.get("uuid-001") == ("city=san_francisco", FG_SF) and index.get("uuid-002") is None
+    # an upsert of a live log-only key appends to its group; of a deleted one, inserts a new group
+    schema = pa.schema([("ts", pa.int64()), ("uuid", pa.string()), ("rider", pa.string()), ("fare", pa.float64()),
+                        ("city", pa.string())])
+    rows = pa.table({"ts": [5000, 5000], "uuid": ["uuid-001", "uuid-002"], "rider": ["r", "r"], "fare": [1.0, 2.0],
+                     "city": ["san_francisco", "san_francisco"]}, schema=schema)
+    res = write_table(path, rows, "upsert", {"hoodie.datasource.write.partitionpath.field": "city",
+                                             "hoodie.datasource.write.hive_style_partitioning": "true"})
+    assert (res.num_updates, res.num_inserts) == (1, 1)
+    assert {s["fileId"] for s in res.write_stats if s["numUpdateWrites"]} == {FG_SF}
+    assert _index(path).to_dict() == reference_index(path)
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_a_key_that_moved_group(tmp_path, table_type):
+    """k deleted in group A, inserted again (group B): the index names B, where k is live."""
+    path = tmp_path / "t"
+    opts = {"hoodie.table.name": "t", "hoodie.datasource.write.table.type": table_type,
+            "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts"}
+    t = lambda ids, ts: pa.table({"id": ids, "v": [f"v{ts}"] * len(ids), "ts": [ts] * len(ids)})  # noqa: E731
+    write_table(path, t(["k", "j"], 1), "insert", opts)
+    a = _index(path).get("k")
+    write_table(path, t(["k"], 2), "delete", opts)
+    write_table(path, t(["k"], 3), "insert", opts)
+    index = _index(path)
+    assert index.to_dict() == reference_index(path)
+    assert index.get("k") != a and index.get("j") == a
+
+
+def test_key_index_lookups_and_pickling():
+    index = KeyIndex.from_dict({f"k{i}": ("p1" if i % 2 else "p2", f"f{i % 3}") for i in range(1000)})
+    again = pickle.loads(pickle.dumps(index))
+    assert again == index and len(again) == 1000 and "_sorted_cache" not in pickle.loads(pickle.dumps(again)).__dict__
+    keys = pa.array(["k1", "k2", "nope", "k999"])
+    fids, parts = again.locate(keys)
+    assert fids.to_pylist() == ["f1", "f2", None, "f0"] and parts.to_pylist() == ["p1", "p2", None, "p1"]
+    fids, _ = again.locate(keys, pa.array(["p1", "p1", "p1", "p1"]))  # non-global: same partition only
+    assert fids.to_pylist() == ["f1", None, None, "f0"]
+    assert KeyIndex.empty().locate(keys)[0].to_pylist() == [None] * 4
+    assert list(again.positions(pa.array([], pa.string()))) == [] and np.all(KeyIndex.empty().positions(keys) == -1)
