@@ -115,6 +115,7 @@ class LogWriter:
         else:
             self._log_file = LogFileName(file_id, instant, version, write_token, extension, cdc)
         self._out: Optional[OutputFile] = None
+        self._synced: Optional[int] = None  # where the current file was last fsynced
         self._closed = False
         #: every file this writer created or appended to, in order
         self.files_written: list[LogFileName] = []
@@ -209,6 +210,7 @@ class LogWriter:
             for chunk in data:
                 out.write(chunk)
             out.sync()
+            self._synced = out.tell()
         except BaseException:
             self._abort()
             raise
@@ -223,10 +225,15 @@ class LogWriter:
         if self._out is not None:
             out, self._out = self._out, None
             try:
-                out.sync()
+                self._sync_if_written(out)
             finally:
                 out.close()
         self._roll()
+
+    def _sync_if_written(self, out) -> None:
+        # every append already synced what it wrote: only bytes written since need another fsync
+        if out.tell() != self._synced:
+            out.sync()
 
     def _abort(self) -> None:
         self._closed = True
@@ -245,7 +252,7 @@ class LogWriter:
         out, self._out = self._out, None
         if out is not None:
             try:
-                out.sync()
+                self._sync_if_written(out)
             finally:
                 out.close()
 

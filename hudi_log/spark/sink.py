@@ -19,7 +19,9 @@ two tasks inserting the same new key would insert it twice. So:
   begins the transaction and repartitions — MOR by the record-key columns (a JVM hash shuffle: one
   key's rows in one task; tasks sharing a file group write separate log files of it), COW by the file
   group each row is routed to (:func:`hudi_log.table.write.route`; rows of new keys by record key) —
-  then saves through the data source, which takes the transaction over instead of beginning another;
+  then saves through the data source, which takes the transaction over instead of beginning another.
+  With Hudi's ``hoodie.combine.before.upsert`` (``.delete``) set to false, as for inserts by default,
+  the caller vouches that no key repeats: MOR rows are written by the tasks that hold them, no shuffle;
 * the plain ``df.write`` path refuses (at commit, then rolls back) a COW upsert or delete in which two
   tasks rewrote the same file group, with an error that names :func:`write`. A single-partition
   DataFrame (``df.coalesce(1)``) or an insert / bulk_insert is always safe; new keys are precombined
@@ -188,7 +190,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
-    from ..table.write import begin_write, route
+    from ..table.write import begin_write, combines, route
 
     if mode not in ("append", "overwrite"):
         raise WriteError(path, f"mode {mode!r}: use append or overwrite")
@@ -203,7 +205,10 @@ def write(df, path: str, options: dict, mode: str = "append"):
         n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
             df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
         key_fields = list(ctx.properties.record_key_fields)
-        if ctx.properties.is_mor and key_fields and all(f in df.columns for f in key_fields):
+        if ctx.properties.is_mor and not combines(ctx):
+            # the caller vouches that no key repeats (Hudi's combine.before.* = false): no shuffle at all
+            routed = df
+        elif ctx.properties.is_mor and key_fields and all(f in df.columns for f in key_fields):
             # MOR: tasks sharing a file group each write their own log file, which is valid, so one
             # key per task is all that is needed: a hash shuffle on the key columns, inside the JVM
             routed = df.repartition(n, *[F.col(f) for f in key_fields])

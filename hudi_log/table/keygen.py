@@ -62,13 +62,17 @@ class KeyGenerator:
     hive_style: bool = False
 
     def record_keys(self, batch) -> list[str]:
+        return self.record_key_array(batch).to_pylist()
+
+    def record_key_array(self, batch) -> pa.Array:
+        """The record keys as one Arrow string array."""
         missing = [f for f in self.record_key_fields if f not in batch.schema.names]
         if missing:
             raise RecordKeyError(self.table_path, f"the input has no record key column(s) {missing}")
         if len(self.record_key_fields) == 1:  # the common case as one vectorized cast
             arr = _column_text(batch, self.record_key_fields[0])
             if arr is not None and not _null_or_empty(arr):
-                return arr.to_pylist()
+                return arr
         cols = [_column_values(batch, f) for f in self.record_key_fields]
         out: list[str] = []
         single = len(cols) == 1
@@ -87,7 +91,7 @@ class KeyGenerator:
                 raise RecordKeyError(self.table_path, f"row {i}: every record key field "
                                      f"{list(self.record_key_fields)} is null or empty")
             out.append(",".join(parts))
-        return out
+        return pa.array(out, pa.string())
 
     def partition_paths(self, batch) -> list[str]:
         n = batch.num_rows

@@ -16,7 +16,8 @@ while workers write:
 Operations (Hudi's semantics, ``WriteOperationType``):
 
 * ``upsert``: records are precombined (same key and partition: the greatest ordering value wins, ties to
-  the later row; without an ordering field the later row), looked up in the index, and written as
+  the later row; without an ordering field the later row; not with ``hoodie.combine.before.upsert=false``,
+  which writes duplicates as they come), looked up in the index, and written as
   updates of their file group or as inserts into new file groups;
 * ``insert`` / ``bulk_insert``: no index lookup, every record goes to a new file group (a key that
   already exists is then duplicated, as in Hudi); no precombine unless ``hoodie.combine.before.insert``
@@ -55,7 +56,6 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -72,7 +72,7 @@ from .commit_metadata import empty_write_stat
 from .create import (
     check_table_matches, create_table, drop_metadata_table_if_asked, option, write_partition_metadata,
 )
-from .index import FileGroupInfo, build_index, latest_slices
+from .index import FileGroupInfo, KeyIndex, build_index, latest_slices
 from .keygen import KeyGenerator
 from .properties import TableProperties, read_properties
 from .rollback import rollback, rollback_pending, table_storage
@@ -96,7 +96,7 @@ class WriteContext:
     action: str
     schema: dict  # the Avro table schema (no meta fields) this instant writes
     operation: str
-    index: dict[str, tuple[str, str]]  # record key -> (partition, file id)
+    index: KeyIndex  # record key -> (partition, file id)
     options: dict[str, str]
     file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
     records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE
@@ -104,18 +104,6 @@ class WriteContext:
     @property
     def properties(self) -> TableProperties:
         return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
-
-    def __getstate__(self):  # the index arrays are a cache rebuilt where needed, not shipped to workers
-        state = dict(self.__dict__)
-        state.pop("index_arrays", None)
-        return state
-
-    @cached_property
-    def index_arrays(self) -> tuple[pa.Array, pa.Array, pa.Array]:
-        """The index as three aligned arrays (keys, partitions, file ids), for vectorized lookups."""
-        locs = list(self.index.values())
-        return (pa.array(list(self.index.keys()), pa.string()), pa.array([l[0] for l in locs], pa.string()),
-                pa.array([l[1] for l in locs], pa.string()))
 
     @property
     def keygen(self) -> KeyGenerator:
@@ -273,7 +261,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         if table_schema is not None:
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
     groups = latest_slices(table_path, props, timeline)
-    index = build_index(table_path, props, timeline, groups) if op in ("upsert", "delete") else {}
+    index = build_index(table_path, props, timeline, groups) if op in ("upsert", "delete") else KeyIndex.empty()
     tw = TimelineWriter(table_path, props)
     instant = tw.new_instant_time()
     action = _action(props, op)
@@ -303,29 +291,17 @@ def route(ctx: WriteContext, batch) -> pa.Array:
 
 
 def _index_locations(ctx: WriteContext, keys: list[str], parts: list[str]) -> pa.Array:
-    """The file id holding each key in the same partition (null where none): one hash lookup."""
-    if not ctx.index:
+    """The file id holding each key in the same partition (null where none)."""
+    if not len(ctx.index):
         return pa.nulls(len(keys), pa.string())
-    if len(keys) * 16 < len(ctx.index):
-        # a small batch against a big index (Spark hands batches of 10,000 rows): Arrow would hash
-        # the whole index for each call, dict lookups are cheaper
-        index = ctx.index
-        out = []
-        for k, p in zip(keys, parts):
-            loc = index.get(k)
-            out.append(loc[1] if loc is not None and loc[0] == p else None)
-        return pa.array(out, pa.string())
-    ik, ip, ifid = ctx.index_arrays
-    pos = pc.index_in(pa.array(keys, pa.string()), value_set=ik)
-    same = pc.fill_null(pc.equal(ip.take(pos), pa.array(parts, pa.string())), False)
-    return pc.if_else(same, ifid.take(pos), pa.scalar(None, pa.string()))
+    return ctx.index.locate(pa.array(keys, pa.string()), pa.array(parts, pa.string()))[0]
 
 
 def _partitions_for(ctx: WriteContext, batch, keys: list[str]) -> list[str]:
     kg = ctx.keygen
     if ctx.operation == "delete" and any(f not in batch.schema.names for f in kg.partition_fields):
         # a delete given keys only: the partition the index knows
-        return [ctx.index.get(k, ("", ""))[0] for k in keys]
+        return pc.fill_null(ctx.index.locate(pa.array(keys, pa.string()))[1], "").to_pylist()
     return kg.partition_paths(batch)
 
 
@@ -398,6 +374,15 @@ def _group_rows(labels: pa.Array, rows: pa.Array) -> dict[str, list[int]]:
 
 
 # ---- the worker -----------------------------------------------------------------------------------
+def combines(ctx: WriteContext) -> bool:
+    """Whether rows of one key are combined before writing: Hudi's ``hoodie.combine.before.upsert`` /
+    ``.delete`` (default true) and ``.insert`` (default false; insert, bulk_insert, insert_overwrite).
+    Turned off, duplicates are written as they come, as Hudi does."""
+    op = ctx.operation if ctx.operation in ("upsert", "delete") else "insert"
+    default = "true" if op != "insert" else "false"
+    return option(ctx.options, f"hoodie.combine.before.{op}", default=default).lower() == "true"
+
+
 def _to_table(batches) -> pa.Table | None:
     if isinstance(batches, pa.Table):
         return batches
@@ -423,12 +408,13 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
         return []
     props = ctx.properties
     kg = ctx.keygen
-    keys = kg.record_keys(table)
+    key_array = kg.record_key_array(table)
+    keys = key_array.to_pylist()
     parts = _partitions_for(ctx, table, keys)
-    combine = ctx.operation in ("upsert", "delete") or (
-        option(ctx.options, "hoodie.combine.before.insert", default="false").lower() == "true")
+    combine = combines(ctx)
     rows = None
-    if combine:
+    # distinct keys (the usual batch) have nothing to combine: one hash pass instead of the sort
+    if combine and pc.count_distinct(key_array).as_py() < len(key_array):
         rows = _precombine_columns(ctx, table, keys, parts)
         if rows is None:
             rows = _precombine(keys, parts, _ordering(ctx, table))
