@@ -9,12 +9,14 @@ city) is made in Spark and cached. Then, in the same session:
 * upsert: ``hudi_log.spark.write(df, table, upsert)`` into a table that already holds those N keys
   (inserted once, untimed), so every row is an update: the index lookup, routing, shuffle, the writes
   (MOR: Avro log blocks; COW: base files rewritten) and the commit;
+* upsert, no combine: the same with ``hoodie.combine.before.upsert=false`` (the caller vouches the keys
+  are distinct, as Hudi's option says): MOR skips the key shuffle;
 * read: ``spark.read.format("hudi_log").load(table)`` of the snapshot, counted (all rows through Arrow
   into Spark) — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this process.
 
 Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians are printed with
 
-    upsert ratio = upsert time / parquet time      (goal <= 2.0)
+    upsert ratio = upsert time / parquet time      (goal <= 2.0; also for the no-combine upsert)
     read ratio   = our read time / hudi-rs time    (below 1.0: faster than hudi-rs)
 
 The numbers are reported, not asserted; the row sets are checked equal once (Spark == hudi-rs).
@@ -90,15 +92,18 @@ def main(argv=None) -> int:
         base = make_df(spark, args.n, 0)
         t, _ = timed(lambda: write(base, table, {**opts, "hoodie.datasource.write.operation": "insert"}))
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
-        ups, pqs, reads, rs_reads = [], [], [], []
+        ups, ups_nc, pqs, reads, rs_reads = [], [], [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i).cache()
             df.count()  # materialise the input once, outside both timings
             t_pq, _ = timed(lambda: df.write.mode("overwrite").parquet(parquet))
             t_up, res = timed(lambda: write(df, table, opts))
             assert res.updates == args.n, res
+            t_nc, res_nc = timed(lambda: write(df, table, {**opts, "hoodie.combine.before.upsert": "false"}))
+            assert res_nc.updates == args.n, res_nc
             pqs.append(t_pq)
             ups.append(t_up)
+            ups_nc.append(t_nc)
             df.unpersist()
             t_rd, count = timed(lambda: spark.read.format("hudi_log").load(table).count())
             assert count == args.n, count
@@ -107,18 +112,20 @@ def main(argv=None) -> int:
             assert rs.num_rows == args.n, rs.num_rows
             reads.append(t_rd)
             rs_reads.append(t_rs)
-            print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), "
+            print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
                   f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s", flush=True)
         # the rows themselves, once: Spark through the data source == hudi-rs
         ours = sorted(tuple(r) for r in spark.read.format("hudi_log").load(table)
                       .select("uuid", "ts", "fare").collect())
         theirs = sorted(zip(*(rs.column(c).to_pylist() for c in ("uuid", "ts", "fare"))))
         assert ours == theirs, "the data source and hudi-rs disagree"
-        m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("read", reads),
+        m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
                                                    ("hudi-rs", rs_reads))}
         print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, median of {args.repeat}:")
         print(f"  spark parquet write   {m['parquet']:8.2f}s")
         print(f"  hudi_log upsert       {m['upsert']:8.2f}s   ratio {m['upsert'] / m['parquet']:.2f} (goal <= 2.0)")
+        print(f"  ... combine off       {m['no-combine']:8.2f}s   ratio {m['no-combine'] / m['parquet']:.2f}"
+              " (hoodie.combine.before.upsert=false)")
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
         print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} (ours / hudi-rs)")
     finally:
