@@ -29,6 +29,15 @@ def _index(path) -> KeyIndex:
     return build_index(path, props, tl, latest_slices(path, props, tl))
 
 
+def _opts(table_type: str) -> dict[str, str]:
+    return {"hoodie.table.name": "t", "hoodie.datasource.write.table.type": table_type,
+            "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts"}
+
+
+def _rows(ids: list[str], ts: int) -> pa.Table:
+    return pa.table({"id": ids, "v": [f"v{ts}"] * len(ids), "ts": [ts] * len(ids)})
+
+
 def reference_index(path) -> dict[str, tuple[str, str]]:
     """Per key: the last group (in latest-slice order) where the merged slice holds it, else the last
     whose base file holds it (deleted there)."""
@@ -90,9 +99,7 @@ def test_log_only_file_groups(tmp_path, table_version):
 def test_a_key_that_moved_group(tmp_path, table_type):
     """k deleted in group A, inserted again (group B): the index names B, where k is live."""
     path = tmp_path / "t"
-    opts = {"hoodie.table.name": "t", "hoodie.datasource.write.table.type": table_type,
-            "hoodie.datasource.write.recordkey.field": "id", "hoodie.datasource.write.precombine.field": "ts"}
-    t = lambda ids, ts: pa.table({"id": ids, "v": [f"v{ts}"] * len(ids), "ts": [ts] * len(ids)})  # noqa: E731
+    opts, t = _opts(table_type), _rows
     write_table(path, t(["k", "j"], 1), "insert", opts)
     a = _index(path).get("k")
     write_table(path, t(["k"], 2), "delete", opts)
@@ -113,3 +120,84 @@ def test_key_index_lookups_and_pickling():
     assert fids.to_pylist() == ["f1", None, None, "f0"]
     assert KeyIndex.empty().locate(keys)[0].to_pylist() == [None] * 4
     assert list(again.positions(pa.array([], pa.string()))) == [] and np.all(KeyIndex.empty().positions(keys) == -1)
+
+
+def test_logs_that_commits_wrote_only_updates_to_are_not_read(tmp_path, monkeypatch):
+    """Hudi counts a record as an update only where the index placed it in the group, so the keys of a
+    log that no commit wrote inserts to are the group's already: the build skips decoding them."""
+    import hudi_log.table.read as read_mod
+
+    path = tmp_path / "t"
+    opts, t = _opts("MERGE_ON_READ"), _rows
+    write_table(path, t(["a", "b", "c"], 1), "insert", opts)
+    write_table(path, t(["a", "b"], 2), "upsert", opts)
+    write_table(path, t(["c"], 3), "delete", opts)
+    decoded = []
+    real = read_mod.slice_log_keys
+    monkeypatch.setattr(read_mod, "slice_log_keys", lambda plan, task: decoded.append(task.log_files) or real(plan, task))
+    assert _index(path).to_dict() == reference_index(path)
+    assert decoded == []
+
+
+def test_update_only_logs_need_every_stat_naming_the_file_clean():
+    from hudi_log.table.index import _update_only_logs
+
+    class Inst:
+        def __init__(self, t):
+            self.requested_time = t
+
+    stats = {
+        "1": [{"path": "p/.f1_1.log.1_0-1-0", "numInserts": 0}, {"path": "p/.f2_1.log.1_0-1-0", "numInserts": 0}],
+        "2": [{"path": "p/.f2_1.log.1_0-1-0", "numInserts": 3, "logFiles": [".f3_1.log.1_0-1-0"]}],
+        "3": [{"path": "p/.f4_1.log.1_0-1-0", "numInserts": 0}],
+    }
+
+    class Tl:
+        def completed_commits(self):
+            return [Inst(t) for t in stats]
+
+        def commit_metadata(self, inst):
+            return {"partitionToWriteStats": {"p": stats[inst.requested_time]}}
+
+    assert _update_only_logs(Tl(), "") == {".f1_1.log.1_0-1-0", ".f4_1.log.1_0-1-0"}
+    assert _update_only_logs(Tl(), "3") == {".f4_1.log.1_0-1-0"}
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, table_type):
+    from hudi_log.table.index import DeferredIndex
+    from hudi_log.table.markers import marker_dir
+    from hudi_log.table.write import begin_write, write_batches
+
+    path = tmp_path / "t"
+    opts, t = _opts(table_type), _rows
+    write_table(path, t(["a", "b", "c"], 1), "insert", opts)
+    expected = _index(path).to_dict()
+    tx = begin_write(path, "upsert", opts, schema=t(["a"], 2).schema, defer_index=True)
+    deferred = isinstance(tx.context.index, DeferredIndex)
+    assert deferred == (table_type == "MERGE_ON_READ")  # COW routes on the driver: built there and then
+    ctx = pickle.loads(pickle.dumps(tx.context))  # what a task gets: the file's path, not the keys
+    if deferred:
+        assert len(pickle.dumps(ctx.index)) < 300
+    assert ctx.index.to_dict() == expected
+    stats = write_batches(ctx, t(["a", "d"], 2), 0)
+    res = tx.commit(stats)
+    tx.finish_index()
+    assert (res.num_updates, res.num_inserts) == (1, 1)
+    assert not marker_dir(path, res.instant).exists()
+
+
+def test_deferred_index_stops_waiting_when_the_write_is_rolled_back(tmp_path):
+    from hudi_log.table.index import DeferredIndex
+    from hudi_log.table.write_errors import WriteError
+
+    folder = tmp_path / ".hoodie" / ".temp" / "001"
+    folder.mkdir(parents=True)
+    waiting = DeferredIndex(str(folder / "hudi_log.index.arrow"), timeout=0.2)
+    with pytest.raises(WriteError, match="not ready after"):
+        len(waiting)
+    folder.rmdir()
+    with pytest.raises(WriteError, match="rolled back"):
+        len(DeferredIndex(str(folder / "hudi_log.index.arrow")))
+    KeyIndex.from_dict({"k": ("p", "f")}).save(tmp_path / "i.arrow")
+    assert DeferredIndex(str(tmp_path / "i.arrow")).get("k") == ("p", "f")

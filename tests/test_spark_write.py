@@ -166,6 +166,34 @@ def test_failed_job_is_rolled_back(spark, tmp_path):
     assert both(spark, path) == [(1, "a"), (2, "b")]
 
 
+def test_index_built_beside_the_job_and_its_failure(spark, tmp_path, monkeypatch):
+    """MOR: write() builds the index on the driver while the job starts; the tasks wait for its file.
+    Nothing of it stays after the commit; a failed build fails the tasks with its reason and the
+    instant is rolled back."""
+    import hudi_log.table.write as write_mod
+
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ", 8)
+    write(spark.createDataFrame([(i, f"a{i}", 1, "eu") for i in range(20)], SCHEMA), path,
+          {**o, "hoodie.datasource.write.operation": "insert"})
+    res = write(spark.createDataFrame([(i, f"b{i}", 2, "eu") for i in range(0, 20, 2)], SCHEMA), path, o)
+    assert (res.updates, res.inserts) == (10, 0)
+    assert not (tmp_path / "t" / ".hoodie" / ".temp" / res.instant).exists()
+    before = completed(path)
+
+    def broken(*a, **k):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(write_mod, "build_index", broken)  # the driver's thread runs in this process
+    with pytest.raises(Exception, match="building the index failed on the driver: OSError: disk on fire"):
+        write(spark.createDataFrame([(1, "c", 3, "eu")], SCHEMA), path, o)
+    tl = Timeline(path, read_properties(path))
+    assert completed(path) == before and not [i for i in tl.instants if not i.is_completed]
+    assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback"]
+    assert not any((tmp_path / "t" / ".hoodie" / ".temp").glob("*/hudi_log.index.arrow*"))
+    assert both(spark, path) == sorted((i, f"b{i}" if i % 2 == 0 else f"a{i}") for i in range(20))
+
+
 def test_plain_write_refuses_split_cow_file_group(spark, tmp_path):
     path = str(tmp_path / "t")
     o = opts("COPY_ON_WRITE")

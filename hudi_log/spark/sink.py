@@ -4,7 +4,9 @@
 
 * driver (the writer's construction): :func:`hudi_log.table.write.begin_write` — table created if absent,
   failed writes rolled back, instant allocated, ``requested`` + ``inflight`` on the timeline, index
-  snapshot in the picklable ``WriteContext`` that ships with the writer to every task;
+  snapshot in the picklable ``WriteContext`` that ships with the writer to every task (MOR through
+  :func:`write`: built by a driver thread while Spark shuffles, into an Arrow file in the instant's
+  marker folder that the tasks memory-map when they first look a key up);
 * each Spark task: :func:`hudi_log.table.write.write_batches` on its Arrow batches (its partition id is
   its task id, so its write token, so its own log and base files); its write stats are its commit message;
 * driver, after every task succeeded: ``commit`` completes the instant (commit metadata written last and
@@ -196,7 +198,8 @@ def write(df, path: str, options: dict, mode: str = "append"):
         raise WriteError(path, f"mode {mode!r}: use append or overwrite")
     aside = move_aside(path) if mode == "overwrite" else None
     try:
-        tx = begin_write(path, None, options, schema=_arrow_schema(df.schema))
+        # MOR: the index is built on this driver while Spark shuffles and starts the tasks
+        tx = begin_write(path, None, options, schema=_arrow_schema(df.schema), defer_index=True)
     except BaseException:
         restore(path, aside)
         raise
@@ -231,6 +234,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
             pickle.dump((tx, aside), f)
     except BaseException:
         tx.abort()
+        tx.finish_index()
         restore(path, aside)
         raise
     try:
@@ -241,6 +245,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
             os.unlink(handoff)
             tx.abort()
             restore(path, aside)
+        tx.finish_index()
     return _committed(path, tx.instant)
 
 

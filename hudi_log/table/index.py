@@ -3,7 +3,10 @@
 Keys come from the base file's ``_hoodie_record_key`` column and, for MOR slices with log files, from the
 reader's merge of the slice (``read.read_slice``: columnar, committed blocks only). A key of the base
 file deleted in a log still maps to its file group, as Hudi's index finds it in the base file: a later
-upsert of that key goes back to the same file group.
+upsert of that key goes back to the same file group. A log file that completed commits wrote only updates
+and deletes to (no write stat naming it counts inserts) is not read at all: Hudi counts a record as an
+update only where the index placed it in the group, so its keys are the group's already. Repeated
+upserts therefore do not make the next index build slower until a compaction.
 
 The index is non-global, as Hudi's default (``BLOOM``/``SIMPLE``): a record is an update only when its
 key lives in the *same* partition; the map keeps one location per key (the last seen when a key lives
@@ -12,9 +15,13 @@ in several partitions after a partition-path change).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -149,10 +156,102 @@ class KeyIndex:
         return fids, parts
 
 
+    # ---- as a file: what a driver hands to its tasks without pickling the keys ----------------------
+    def save(self, path) -> None:
+        """Write the index as one Arrow IPC file (keys, groups and the hash order, so a reader need not
+        sort again), atomically: a reader sees the whole file or none."""
+        hs, order = self._sorted
+        meta = {"locations": json.dumps(self.locations), "probe": str(int(_hash(_PROBE)[0]))}
+        t = pa.table({"keys": self.keys, "groups": pa.array(self.groups, pa.int32()),
+                      "sorted_hashes": pa.array(hs, pa.uint64()), "order": pa.array(order, pa.int64())})
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with pa.OSFile(str(tmp), "wb") as f, pa.ipc.new_file(f, t.schema.with_metadata(meta)) as w:
+            w.write_table(t)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path) -> "KeyIndex":
+        """An index saved by :meth:`save`, memory-mapped (the keys are not copied)."""
+        with pa.memory_map(str(path)) as src:
+            t = pa.ipc.open_file(src).read_all()
+        meta = t.schema.metadata or {}
+        locations = [tuple(x) for x in json.loads(meta[b"locations"])]
+        col = lambda name: t.column(name).combine_chunks() if t.num_rows else pa.array([], t.schema.field(name).type)
+        index = cls(col("keys"), col("groups").to_numpy(), locations)
+        # the saved order holds only where this process hashes as the writer's did (same polars build)
+        if meta.get(b"probe") == str(int(_hash(_PROBE)[0])).encode():
+            index.__dict__["_sorted_cache"] = (col("sorted_hashes").to_numpy(), col("order").to_numpy())
+        return index
+
+
+_PROBE = pa.array(["hudi-log index probe"], pa.string())
+
+
 def _hash(keys: pa.Array) -> np.ndarray:
     import polars as pl
 
     return pl.Series(keys).hash(seed=0).to_numpy()
+
+
+class DeferredIndex:
+    """A :class:`KeyIndex` the driver is still building into ``path`` while the tasks start: pickles as
+    the path alone, and on first use waits for the file (or the driver's error file next to it). Waiting
+    stops with an error when the instant's folder goes (the write was rolled back) or after ``timeout``."""
+
+    def __init__(self, path: str, timeout: float = 3600.0):
+        self.path = str(path)
+        self.timeout = timeout
+
+    def __getstate__(self):
+        return {"path": self.path, "timeout": self.timeout}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    @property
+    def error_path(self) -> str:
+        return self.path + ".error"
+
+    def resolve(self) -> KeyIndex:
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self.__dict__["_index"] = self._wait()
+        return index
+
+    def _wait(self) -> KeyIndex:
+        from .write_errors import WriteError
+
+        path, folder = Path(self.path), Path(self.path).parent
+        deadline = time.monotonic() + self.timeout
+        delay = 0.005
+        while True:
+            if path.exists():
+                return KeyIndex.load(path)
+            if os.path.exists(self.error_path):
+                raise WriteError(folder, "building the index failed on the driver: "
+                                 + Path(self.error_path).read_text(errors="replace"))
+            if not folder.exists():
+                raise WriteError(folder, "the write was rolled back while its index was being built")
+            if time.monotonic() > deadline:
+                raise WriteError(path, f"the index was not ready after {self.timeout:.0f}s")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+    def __len__(self) -> int:
+        return len(self.resolve())
+
+    def locate(self, keys, partitions=None):
+        return self.resolve().locate(keys, partitions)
+
+    def positions(self, keys):
+        return self.resolve().positions(keys)
+
+    def get(self, key):
+        return self.resolve().get(key)
+
+    def to_dict(self):
+        return self.resolve().to_dict()
 
 
 def build_index(table_path, props: TableProperties, timeline: Timeline,
@@ -179,9 +278,13 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
         tasks = {(t.partition, t.file_id): t for t in plan.tasks}
         with_logs = [n for n, g in enumerate(infos)
                      if g.log_files and tasks.get(locs[n]) is not None and tasks[locs[n]].log_files]
+        settled = _update_only_logs(timeline, min((tasks[locs[n]].base_instant for n in with_logs), default=""))
+        # a log whose commits wrote no inserts holds only keys its group had: nothing to learn from its keys
+        unsettled = {n: tuple(f for f in tasks[locs[n]].log_files if Path(f).name not in settled) for n in with_logs}
+        with_logs = [n for n in with_logs if unsettled[n]]
 
         def log_only(n: int) -> bool:  # keys only the log holds (or unreadable keys): merge to know which live
-            lk = slice_log_keys(plan, tasks[locs[n]])
+            lk = slice_log_keys(plan, dataclasses.replace(tasks[locs[n]], log_files=unsettled[n]))
             return lk is None or (len(lk) > 0 and not pc.all(
                 pc.is_in(lk, value_set=base.get(n, pa.array([], pa.string())))).as_py())
 
@@ -211,6 +314,28 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
         frame = frame.sort(["live", "g"], maintain_order=True).unique("k", keep="last", maintain_order=True)
     return KeyIndex(frame["k"].to_arrow().cast(pa.string()) if frame.height else pa.array([], pa.string()),
                     frame["g"].to_numpy() if frame.height else np.zeros(0, np.int32), locs)
+
+
+def _update_only_logs(timeline: Timeline, since: str) -> set[str]:
+    """Names of the log files that completed commits (from ``since`` on) wrote only updates and deletes
+    to: every write stat naming the file counts no inserts. Hudi counts a record as an update when the
+    index placed it in the file group, so such a file holds no key its group did not have already."""
+    verdict: dict[str, bool] = {}
+    for inst in timeline.completed_commits():
+        if inst.requested_time < since:
+            continue
+        try:
+            md = timeline.commit_metadata(inst)
+        except Exception:  # noqa: BLE001 - unreadable metadata: its files are read instead
+            continue
+        for stats in (md.get("partitionToWriteStats") or {}).values():
+            for st in stats or []:
+                names = {Path(str(x)).name for x in [st.get("path"), *(st.get("logFiles") or [])] if x}
+                clean = int(st.get("numInserts") or 0) == 0
+                for name in names:
+                    if ".log." in name:
+                        verdict[name] = verdict.get(name, True) and clean
+    return {name for name, clean in verdict.items() if clean}
 
 
 def _entries(base: dict, merged: dict | None = None):

@@ -94,9 +94,13 @@ class KeyGenerator:
         return pa.array(out, pa.string())
 
     def partition_paths(self, batch) -> list[str]:
+        return self.partition_path_array(batch).to_pylist()
+
+    def partition_path_array(self, batch) -> pa.Array:
+        """Each row's partition path as one Arrow string array."""
         n = batch.num_rows
         if not self.partition_fields:
-            return [""] * n
+            return pa.repeat(pa.scalar("", pa.string()), n)
         missing = [f for f in self.partition_fields if f not in batch.schema.names]
         if missing:
             raise RecordKeyError(self.table_path, f"the input has no partition column(s) {missing}")
@@ -107,7 +111,7 @@ class KeyGenerator:
                 t = pc.if_else(pc.fill_null(pc.equal(t, ""), True), DEFAULT_PARTITION, t)
                 segs.append(pc.binary_join_element_wise(f"{f}=", t, "") if self.hive_style else t)
             joined = segs[0] if len(segs) == 1 else pc.binary_join_element_wise(*segs, "/")
-            return joined.to_pylist()
+            return joined.cast(pa.string())
         cols = [_column_values(batch, f) for f in self.partition_fields]
         out = []
         for vals in zip(*cols):
@@ -116,4 +120,4 @@ class KeyGenerator:
                 s = DEFAULT_PARTITION if v is None or v == "" else _text(v)
                 segs.append(f"{f}={s}" if self.hive_style else s)
             out.append("/".join(segs))
-        return out
+        return pa.array(out, pa.string())

@@ -7,7 +7,8 @@ while workers write:
 * ``tx = begin_write(path, operation, options, schema=None)`` (driver): creates the table if absent
   (else checks type / version / name / keys agree), rolls back failed writes left on the timeline
   (Hudi's eager rollback), allocates the instant, writes ``requested`` + ``inflight``, resolves the
-  write schema and snapshots the index into ``tx.context`` — a plain, picklable ``WriteContext``.
+  write schema and snapshots the index into ``tx.context`` — a plain, picklable ``WriteContext``
+  (``defer_index=True``: built in the background, the workers wait for it).
 * ``write_batches(ctx, batches, task_id)`` (worker): precombines, routes and writes file groups and
   returns the write stats (plain dicts) of the files it wrote.
 * ``tx.commit(stats)`` (driver): the completed instant, written last and atomically; ``tx.abort()``
@@ -53,6 +54,8 @@ would be rolled back under it.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -72,7 +75,7 @@ from .commit_metadata import empty_write_stat
 from .create import (
     check_table_matches, create_table, drop_metadata_table_if_asked, option, write_partition_metadata,
 )
-from .index import FileGroupInfo, KeyIndex, build_index, latest_slices
+from .index import DeferredIndex, FileGroupInfo, KeyIndex, build_index, latest_slices
 from .keygen import KeyGenerator
 from .properties import TableProperties, read_properties
 from .rollback import rollback, rollback_pending, table_storage
@@ -96,7 +99,7 @@ class WriteContext:
     action: str
     schema: dict  # the Avro table schema (no meta fields) this instant writes
     operation: str
-    index: KeyIndex  # record key -> (partition, file id)
+    index: KeyIndex | DeferredIndex  # record key -> (partition, file id)
     options: dict[str, str]
     file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
     records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE
@@ -161,6 +164,10 @@ def _records_per_file(props: TableProperties, timeline: Timeline, options: Mappi
     return max(max_size // estimate, 1)
 
 
+#: the file a deferred index is built into, in the instant's marker folder (markers are ``*.marker.*``)
+INDEX_FILE = "hudi_log.index.arrow"
+
+
 class WriteTransaction:
     """One write instant between ``begin_write`` and ``commit`` / ``abort``."""
 
@@ -168,6 +175,32 @@ class WriteTransaction:
         self.context = context
         self.rolled_back = rolled_back
         self.done = False
+        self._index_build: threading.Thread | None = None  # the driver's, never pickled
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_index_build"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._index_build = None
+
+    def finish_index(self) -> None:
+        """Wait for a deferred index build started here and remove its file: call once the write is
+        committed or aborted (tasks that needed the index have it by then)."""
+        thread, self._index_build = self._index_build, None
+        if thread is not None:
+            thread.join()
+        index = self.context.index
+        if isinstance(index, DeferredIndex):
+            for p in (index.path, index.error_path):
+                if os.path.exists(p):
+                    os.unlink(p)
+            folder = Path(index.path).parent
+            ctx = self.context
+            if folder.exists() and not any(folder.iterdir()):
+                inst = Timeline(Path(ctx.table_path), ctx.properties).instant(ctx.instant)
+                if inst is None or inst.is_completed:  # committed or rolled back: the folder was only ours
+                    folder.rmdir()
 
     @property
     def instant(self) -> str:
@@ -177,6 +210,8 @@ class WriteTransaction:
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
+        if self._index_build is not None:
+            self._index_build.join()
         props = ctx.properties
         by_partition: dict[str, list[dict]] = {}
         for s in stats:
@@ -209,6 +244,8 @@ class WriteTransaction:
         """Roll the instant back; no pending instant is left (only the recorded rollback)."""
         if self.done:
             return None
+        if self._index_build is not None:
+            self._index_build.join()
         self.done = True
         return rollback(self.context.table_path, self.context.instant)
 
@@ -220,9 +257,15 @@ def _arrow_schema_of(data) -> pa.Schema | None:
 
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
-                schema: pa.Schema | Mapping | None = None) -> WriteTransaction:
+                schema: pa.Schema | Mapping | None = None, defer_index: bool = False) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
-    (or an Avro record schema); required for a new table, else the table's schema is used."""
+    (or an Avro record schema); required for a new table, else the table's schema is used.
+
+    ``defer_index`` (MOR upsert / delete; a distributed writer whose tasks start while the driver
+    works): the index is built in a background thread of this process into a file in the instant's
+    marker folder, and ``ctx.index`` is a :class:`~hudi_log.table.index.DeferredIndex` that waits for
+    it on first use. No file of the instant is written before then, so the build reads the table as it
+    was. Call ``tx.finish_index()`` when the write is over."""
     opts = _normalise_options(options)
     op = _operation(operation, opts)
     table_path = Path(path)
@@ -261,15 +304,40 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         if table_schema is not None:
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
     groups = latest_slices(table_path, props, timeline)
-    index = build_index(table_path, props, timeline, groups) if op in ("upsert", "delete") else KeyIndex.empty()
+    looks_up = op in ("upsert", "delete")
+    defer = defer_index and looks_up and props.is_mor
+    index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
     tw = TimelineWriter(table_path, props)
     instant = tw.new_instant_time()
     action = _action(props, op)
     tw.requested(action, instant)
     tw.inflight(action, instant)
+    thread = None
+    if defer:
+        folder = markers.marker_dir(table_path, instant)
+        folder.mkdir(parents=True, exist_ok=True)
+        index = DeferredIndex(str(folder / INDEX_FILE))
+        thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
+                                  name=f"hudi_log index {instant}", daemon=True)
     ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
                        _records_per_file(props, timeline, opts))
-    return WriteTransaction(ctx, rolled)
+    tx = WriteTransaction(ctx, rolled)
+    if thread is not None:
+        tx._index_build = thread
+        thread.start()
+    return tx
+
+
+def _build_index_file(table_path, props, timeline, groups, target: DeferredIndex) -> None:
+    """The deferred build: the index file, else an error file the waiting tasks report."""
+    try:
+        build_index(table_path, props, timeline, groups).save(target.path)
+    except BaseException as e:  # noqa: BLE001 - reported to the tasks through the file
+        try:
+            with open(target.error_path, "w") as f:
+                f.write(f"{type(e).__name__}: {e}")
+        except OSError:
+            pass  # the write was rolled back meanwhile: nobody waits
 
 
 def _existing_name(table_path: Path) -> str | None:
@@ -285,24 +353,36 @@ def route(ctx: WriteContext, batch) -> pa.Array:
     ``""`` for a new key (see the module docstring on repartitioning)."""
     if ctx.operation not in ("upsert", "delete") or batch.num_rows == 0:
         return pa.array([""] * batch.num_rows, pa.string())
-    keys = ctx.keygen.record_keys(batch)
+    keys = _strings(ctx.keygen.record_key_array(batch))
     fids = _index_locations(ctx, keys, _partitions_for(ctx, batch, keys))
     return pc.fill_null(fids, "")
 
 
-def _index_locations(ctx: WriteContext, keys: list[str], parts: list[str]) -> pa.Array:
+def _strings(values) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    return values if isinstance(values, pa.Array) else pa.array(values, pa.string())
+
+
+def _index_locations(ctx: WriteContext, keys, parts) -> pa.Array:
     """The file id holding each key in the same partition (null where none)."""
     if not len(ctx.index):
         return pa.nulls(len(keys), pa.string())
-    return ctx.index.locate(pa.array(keys, pa.string()), pa.array(parts, pa.string()))[0]
+    return ctx.index.locate(_strings(keys), _strings(parts))[0]
 
 
-def _partitions_for(ctx: WriteContext, batch, keys: list[str]) -> list[str]:
+def _partitions_for(ctx: WriteContext, batch, keys: pa.Array) -> pa.Array:
     kg = ctx.keygen
     if ctx.operation == "delete" and any(f not in batch.schema.names for f in kg.partition_fields):
         # a delete given keys only: the partition the index knows
-        return pc.fill_null(ctx.index.locate(pa.array(keys, pa.string()))[1], "").to_pylist()
-    return kg.partition_paths(batch)
+        return pc.fill_null(ctx.index.locate(keys)[1], "")
+    return kg.partition_path_array(batch)
+
+
+def _distinct(keys: pa.Array) -> bool:
+    import polars as pl
+
+    return pl.Series(keys).n_unique() == len(keys)
 
 
 def _ordering(ctx: WriteContext, table: pa.Table) -> list[tuple] | None:
@@ -323,7 +403,7 @@ def _precombine(keys, parts, ordering) -> list[int]:
     return sorted(best.values())
 
 
-def _precombine_columns(ctx: WriteContext, table: pa.Table, keys: list[str], parts: list[str]) -> list[int] | None:
+def _precombine_columns(ctx: WriteContext, table: pa.Table, keys, parts) -> list[int] | None:
     """``_precombine`` as one sort: per (partition, key) the last row by (ordering value, nulls first;
     row number) is the row ``ordering_ge``'s fold keeps. None where the fold's comparison is not Arrow's
     (several or no ordering fields, types other than integers / strings, floats with NaN)."""
@@ -338,7 +418,7 @@ def _precombine_columns(ctx: WriteContext, table: pa.Table, keys: list[str], par
     elif not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
         return None
     n = table.num_rows
-    cols = pa.table({"p": pa.array(parts, pa.string()), "k": pa.array(keys, pa.string()), "o": col,
+    cols = pa.table({"p": _strings(parts), "k": _strings(keys), "o": col,
                      "i": pa.array(np.arange(n, dtype=np.int64))})
     order = pc.sort_indices(cols, sort_keys=[("p", "ascending"), ("k", "ascending"),
                                              ("o", "ascending", "at_start"), ("i", "ascending")])
@@ -351,12 +431,12 @@ def _precombine_columns(ctx: WriteContext, table: pa.Table, keys: list[str], par
     return np.sort(order.to_numpy()[last]).tolist()
 
 
-def _route_rows(ctx: WriteContext, keys: list[str], parts: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+def _route_rows(ctx: WriteContext, keys, parts) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
     deletes), {partition: rows} for the others (inserts; dropped for a delete). Vectorized: one hash
     lookup of every key in the index's keys, then a group-by."""
     n = len(keys)
-    parts_arr = pa.array(parts, pa.string())
+    parts_arr = _strings(parts)
     fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
     rows = pa.array(np.arange(n, dtype=np.int64))
     is_update = pc.is_valid(fids)
@@ -407,21 +487,17 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
     if table is None or table.num_rows == 0:
         return []
     props = ctx.properties
-    kg = ctx.keygen
-    key_array = kg.record_key_array(table)
-    keys = key_array.to_pylist()
-    parts = _partitions_for(ctx, table, keys)
-    combine = combines(ctx)
+    keys = _strings(ctx.keygen.record_key_array(table))
+    parts = _strings(_partitions_for(ctx, table, keys))
     rows = None
     # distinct keys (the usual batch) have nothing to combine: one hash pass instead of the sort
-    if combine and pc.count_distinct(key_array).as_py() < len(key_array):
+    if combines(ctx) and not _distinct(keys):
         rows = _precombine_columns(ctx, table, keys, parts)
         if rows is None:
-            rows = _precombine(keys, parts, _ordering(ctx, table))
+            rows = _precombine(keys.to_pylist(), parts.to_pylist(), _ordering(ctx, table))
     if rows is not None and len(rows) != table.num_rows:
-        table = table.take(pa.array(rows, pa.int64()))
-        keys = [keys[i] for i in rows]
-        parts = [parts[i] for i in rows]
+        taken = pa.array(rows, pa.int64())
+        table, keys, parts = table.take(taken), keys.take(taken), parts.take(taken)
     # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
     ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
     if ctx.operation != "delete":
@@ -431,12 +507,14 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
     updates, inserts = _route_rows(ctx, keys, parts)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
+    key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
     for fid, idx in updates.items():
         g = ctx.file_groups[fid]
         if props.is_mor:
             stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token))
         else:
-            stats.append(_merge_base_file(ctx, g, table, keys, ordering, idx, task_id, token))
+            key_list = keys.to_pylist() if key_list is None else key_list
+            stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token))
     for part, idx in inserts.items():
         for start in range(0, len(idx), ctx.records_per_file):
             chunk = idx[start:start + ctx.records_per_file]
@@ -460,8 +538,9 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     name = base_file_name(fid, token, ctx.instant)
     write_partition_metadata(ctx.table_path, partition, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, partition, name, markers.CREATE)
-    data = table.take(pa.array(idx, pa.int64()))
-    ks = [keys[i] for i in idx]
+    taken = pa.array(idx, pa.int64())
+    data = table.take(taken)
+    ks = keys.take(taken).to_pylist()
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
                              task_partition_id=task_id)
     path = Path(ctx.table_path) / _rel(partition, name)
@@ -502,16 +581,17 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
                           block_format=option(ctx.options, "hoodie.logfile.data.block.format", default="avro").lower(),
                           **sizes)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, str(handle.writer.log_file), markers.APPEND)
+    taken = pa.array(idx, pa.int64())
     if ctx.operation == "delete":
-        for i in idx:
-            handle.delete(keys[i], g.partition, _delete_record(ctx, keys[i], g.partition, ordering, i))
+        for i, key in zip(idx, keys.take(taken).to_pylist()):
+            handle.delete(key, g.partition, _delete_record(ctx, key, g.partition, ordering, i))
     else:
-        sub = table.take(pa.array(idx, pa.int64()))
+        sub = table.take(taken)
         if key_spec is not None:  # the whole batch as columns (the handle checks and encodes them at once)
             handle.write_all(sub, is_update=True)
         else:
-            for i, rec in zip(idx, sub.to_pylist(maps_as_pydicts="strict")):
-                rec[RECORD_KEY] = keys[i]
+            for key, rec in zip(keys.take(taken).to_pylist(), sub.to_pylist(maps_as_pydicts="strict")):
+                rec[RECORD_KEY] = key
                 handle.write(rec, is_update=True)
     ws = handle.close()
     for name in ws.log_files:
