@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -944,7 +945,7 @@ class AppendHandle:
             if not columnar_encode.accepts(p, col.type):
                 return None
             try:
-                columns[p.name] = columnar_encode.Encoded(columnar_encode.field_parts(p, col))
+                columns[p.name] = columnar_encode.prepare(p, col)
             except (columnar_encode.ColumnError, pa.ArrowException):
                 return None
         keys = self._arrow_keys(batch)
@@ -971,8 +972,9 @@ class AppendHandle:
         if self.populate_meta_fields:
             if seqnos is None:
                 first = self._seq.take(n)
-                seqnos = range(first, first + n)
-            seq = pa.array(seqnos, pa.int64()).cast(pa.string())
+                seq = pa.array(np.arange(first, first + n, dtype=np.int64)).cast(pa.string())
+            else:
+                seq = pa.array(seqnos, pa.int64()).cast(pa.string())
             columns[COMMIT_SEQNO] = pc.binary_join_element_wise(self._seqno_prefix, seq, "")
             columns[RECORD_KEY] = keys
             columns.update(self._meta_constants)

@@ -4,7 +4,8 @@
   framing built as generated objects) against ``grammar.avro_data_content`` + ``serialize_block``
   (every record a generated object, the content parsed again): generated blocks and every Avro
   data block of the corpus.
-* ``columnar_encode`` against fastavro, datum by datum, on generated flat schemas and values.
+* ``columnar_encode`` against fastavro, datum by datum, on generated flat schemas and values: the
+  compiled encoder (``hudi_log._avro_rows``) and the pyarrow path alike.
 * ``AppendHandle.write_all`` (dicts and Arrow, a batch at a time) against ``write`` record by
   record: the same files, blocks, stats and errors.
 * the grammar facts the fast path uses (prefix sizes, byte order) against the generated codec.
@@ -12,9 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import math
+import shutil
 import struct
 
 import fastavro
@@ -136,6 +139,35 @@ def fastavro_run(schema, rows) -> bytes:
     return run_of(out)
 
 
+NATIVE = columnar_encode._native
+ENCODERS = {"compiled": NATIVE, "pyarrow": None} if NATIVE is not None else {"pyarrow": None}
+
+
+@contextlib.contextmanager
+def encoder(native):
+    saved = columnar_encode._native
+    columnar_encode._native = native
+    try:
+        yield
+    finally:
+        columnar_encode._native = saved
+
+
+def encodings(plans, cols, n) -> dict[str, object]:
+    """``encode_table`` by each encoder this build has."""
+    out = {}
+    for name, native in ENCODERS.items():
+        with encoder(native):
+            out[name] = columnar_encode.encode_table(plans, cols, n)
+    return out
+
+
+def test_the_compiled_encoder_is_built_where_a_compiler_is():
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler on this machine: the package runs on the pyarrow encoder")
+    assert NATIVE is not None, "hudi_log._avro_rows was not built: pip install -e . should compile it"
+
+
 @given(schemas_and_rows())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_columnar_encoding_equals_fastavro(case):
@@ -143,10 +175,11 @@ def test_columnar_encoding_equals_fastavro(case):
     plans = columnar_encode.plan(schema)
     assert plans is not None
     table = pa.Table.from_pylist(rows, schema=columnar_encode.arrow_schema(plans))
-    cols = {p.name: table.column(p.name).combine_chunks() for p in plans}
-    enc = columnar_encode.encode_table(plans, cols, len(rows))
-    assert bytes(enc.span(0, len(rows))) == fastavro_run(schema, rows)
-    assert len(enc) == len(rows) and sum(enc.record_sizes()) == enc.offsets[-1]
+    cols = {p.name: table.column(p.name).slice(0) for p in plans}  # chunked, as tables hold them
+    want = fastavro_run(schema, rows)
+    for name, enc in encodings(plans, cols, len(rows)).items():
+        assert bytes(enc.span(0, len(rows))) == want, name
+        assert len(enc) == len(rows) and sum(enc.record_sizes()) == enc.offsets[-1], name
 
 
 def test_columnar_encoding_edge_values():
@@ -166,8 +199,11 @@ def test_columnar_encoding_edge_values():
     ]
     plans = columnar_encode.plan(schema)
     table = pa.Table.from_pylist(rows, schema=columnar_encode.arrow_schema(plans))
-    enc = columnar_encode.encode_table(plans, {p.name: table.column(p.name).combine_chunks() for p in plans}, len(rows))
-    assert bytes(enc.span(0, len(rows))) == fastavro_run(schema, rows)
+    # sliced columns too: an Arrow offset into every buffer
+    for cols, part in (({p.name: table.column(p.name).combine_chunks() for p in plans}, rows),
+                       ({p.name: table.column(p.name).combine_chunks().slice(3, 5) for p in plans}, rows[3:8])):
+        for name, enc in encodings(plans, cols, len(part)).items():
+            assert bytes(enc.span(0, len(part))) == fastavro_run(schema, part), name
 
 
 def test_unsupported_schemas_have_no_plan():
@@ -220,8 +256,10 @@ def stats_summary(s):
             s.total_write_bytes, [(a.start_offset, a.bytes_written) for a in s.appends])
 
 
+@pytest.mark.parametrize("which", list(ENCODERS))
 @pytest.mark.parametrize("max_block_size, n", [(1, 200), (700, 1500), (20_000, 3000), (256 * 1024 * 1024, 3000)])
-def test_write_all_equals_write_one_by_one(tmp_path, max_block_size, n):
+def test_write_all_equals_write_one_by_one(tmp_path, max_block_size, n, which, monkeypatch):
+    monkeypatch.setattr(columnar_encode, "_native", ENCODERS[which])
     data = rows(n)
     arrow = pa.Table.from_pylist([{**r, "n": r.get("n", 7)} for r in data], schema=avro_to_arrow_schema(TABLE))
 
