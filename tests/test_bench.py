@@ -59,3 +59,17 @@ def test_bench_command_runs_end_to_end():
         assert re.search(rf"^  {re.escape(name)}\s+\d+\.\d+", out, re.M), name
     ratios = re.findall(r"^  (.+?)\s+(\d+\.\d+)\s+goal >= ", out, re.M)
     assert len(ratios) == 5 and all(float(r) > 0 for _, r in ratios)
+
+
+@pytest.mark.slow
+def test_spark_bench_reports_its_ratios():
+    """tools/bench/spark.py on a tiny DataFrame: every timing and both ratios are printed (the row sets
+    of the data source and hudi-rs are checked equal inside it)."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
+    proc = subprocess.run([sys.executable, "tools/bench/spark.py", "2000", "--repeat", "2"],
+                          cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert re.search(r"hudi_log upsert\s+\d+\.\d+s\s+ratio \d+\.\d+ \(goal <= 2\.0; per round: \d+\.\d+, \d+\.\d+\)", out)
+    assert re.search(r"combine off\s+\d+\.\d+s\s+ratio \d+\.\d+", out)
+    assert re.search(r"hudi-rs read\s+\d+\.\d+s\s+ratio \d+\.\d+ \(ours / hudi-rs\)", out)
