@@ -201,3 +201,20 @@ def test_deferred_index_stops_waiting_when_the_write_is_rolled_back(tmp_path):
         len(DeferredIndex(str(folder / "hudi_log.index.arrow")))
     KeyIndex.from_dict({"k": ("p", "f")}).save(tmp_path / "i.arrow")
     assert DeferredIndex(str(tmp_path / "i.arrow")).get("k") == ("p", "f")
+
+
+def test_a_write_committed_elsewhere_before_its_deferred_index_was_ready_leaves_nothing(tmp_path):
+    """Spark commits in another process; with no rows to write, that can be before the driver's build
+    finished. The driver then waits for its thread and removes whatever the build left."""
+    from hudi_log.table.markers import marker_dir
+    from hudi_log.table.write import begin_write
+
+    path = tmp_path / "t"
+    opts = _opts("MERGE_ON_READ")
+    write_table(path, _rows(["a", "b"], 1), "insert", opts)
+    tx = begin_write(path, "upsert", opts, schema=_rows(["a"], 2).schema, defer_index=True)
+    elsewhere = pickle.loads(pickle.dumps(tx))  # what Spark's commit process holds: no thread to wait for
+    res = elsewhere.commit([])
+    tx.finish_index()
+    assert not marker_dir(path, res.instant).exists()
+    assert _index(path).to_dict() == reference_index(path)

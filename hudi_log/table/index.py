@@ -166,9 +166,14 @@ class KeyIndex:
                       "sorted_hashes": pa.array(hs, pa.uint64()), "order": pa.array(order, pa.int64())})
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        with pa.OSFile(str(tmp), "wb") as f, pa.ipc.new_file(f, t.schema.with_metadata(meta)) as w:
-            w.write_table(t)
-        os.replace(tmp, path)
+        try:
+            with pa.OSFile(str(tmp), "wb") as f, pa.ipc.new_file(f, t.schema.with_metadata(meta)) as w:
+                w.write_table(t)
+            os.replace(tmp, path)
+        except BaseException:
+            if tmp.exists():
+                tmp.unlink()
+            raise
 
     @classmethod
     def load(cls, path) -> "KeyIndex":

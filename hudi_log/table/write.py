@@ -192,7 +192,7 @@ class WriteTransaction:
             thread.join()
         index = self.context.index
         if isinstance(index, DeferredIndex):
-            for p in (index.path, index.error_path):
+            for p in (index.path, index.error_path, index.path + ".tmp"):
                 if os.path.exists(p):
                     os.unlink(p)
             folder = Path(index.path).parent
