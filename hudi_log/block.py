@@ -258,6 +258,11 @@ class LogBlock:
         except Exception as e:  # content that breaks its layout cannot go through the serializer
             raise ContentError(self.path, self.content_offset, "content", f"{type(e).__name__}: {e}") from e
 
+    def byte_parts(self) -> list:
+        """The block's bytes as pieces to write one after the other (``to_bytes()`` in one piece here;
+        a block framed around its content's chunks gives them without joining them first)."""
+        return [self.to_bytes()]
+
     # ---- construction ---------------------------------------------------------------------
     @classmethod
     def new(

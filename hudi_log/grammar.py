@@ -222,6 +222,18 @@ def frame_block(
     ``serialize_block`` gives the same bytes (tests/test_fast_encode.py holds them equal on
     generated blocks and on every Avro block of the corpus).
     """
+    parts, content_offset = frame_block_parts(block_type_, header, content_parts, footer)
+    return b"".join(parts), content_offset
+
+
+def frame_block_parts(
+    block_type_: BlockType,
+    header: Sequence[tuple[HeaderKey, str]],
+    content_parts: Sequence[bytes],
+    footer: Sequence[tuple[HeaderKey, str]] = (),
+) -> tuple[list, int]:
+    """``frame_block`` without the final copy: the framing before the content, the content's parts
+    as given, the framing after it (a writer writes them one after the other)."""
     if not isinstance(block_type_, BlockType):
         raise ValueError(f"not a block type: {block_type_!r}")
     head_map, foot_map = _map_bytes(header), _map_bytes(footer)
@@ -232,7 +244,7 @@ def frame_block(
         head_map, _S8.pack(content_length),
     ))
     tail = foot_map + _S8.pack(block_size + REVERSE_POINTER_BIAS)
-    return b"".join((head, *content_parts, tail)), len(head)
+    return [head, *content_parts, tail], len(head)
 
 
 def delete_content(content_version: int, payload: bytes) -> bytes:

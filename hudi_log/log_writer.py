@@ -200,7 +200,7 @@ class LogWriter:
             if not isinstance(b, LogBlock):
                 raise TypeError(f"append_blocks takes LogBlock objects, not {type(b).__name__}")
         # Serialize first: a block the grammar refuses stops the append before any byte is written.
-        data = [b.to_bytes() for b in blocks]
+        data = [part for b in blocks for part in b.byte_parts()]  # framed content chunks are not joined
         if self._out is None:
             self._out = self._open()
         out = self._out

@@ -27,6 +27,27 @@ class BytesSource:
         return bytes(self._data[offset : offset + length])
 
 
+class JoinedSource:
+    """Bytes given as pieces, joined into one only when something is read (a framed block that is
+    written piece by piece is usually never read back)."""
+
+    def __init__(self, parts, path: str | None = None):
+        self._parts = list(parts)
+        self._data: bytes | None = None
+        self.path = path
+        self.size = sum(len(p) for p in self._parts)
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = b"".join(self._parts)
+            self._parts = [self._data]
+        return self._data
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.data[offset : offset + length]
+
+
 class FileSource:
     """An open, seekable binary file owned by the caller."""
 

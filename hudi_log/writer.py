@@ -14,7 +14,7 @@ from typing import BinaryIO, Iterable, Mapping, Sequence, Union
 from . import grammar
 from .block import LogBlock
 from .grammar import BlockType, HeaderKey
-from .source import BytesSource
+from .source import JoinedSource
 
 
 def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBlock], append: bool = False) -> int:
@@ -23,7 +23,7 @@ def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBl
     Every block is serialized before the file is touched, so a block the grammar refuses leaves
     ``dest`` as it was. A path is created (or appended to with ``append=True``), flushed and synced.
     """
-    data = [block.to_bytes() for block in blocks]
+    data = [part for block in blocks for part in block.byte_parts()]
     if isinstance(dest, (str, os.PathLike)):
         with open(dest, "ab" if append else "wb") as f:
             n = sum(f.write(chunk) for chunk in data)
@@ -35,13 +35,17 @@ def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBl
 
 @dataclass(eq=False)
 class FramedBlock(LogBlock):
-    """A new block whose bytes are already framed by ``grammar.frame_block``; ``to_bytes()`` gives
-    them back instead of parsing the content and serializing it again."""
+    """A new block whose bytes are already framed by ``grammar.frame_block_parts``: ``byte_parts()``
+    gives the framing and the content's chunks as they are, ``to_bytes()`` them joined, instead of
+    parsing the content and serializing it again."""
 
-    _framed: bytes = field(default=b"", repr=False)
+    _joined: JoinedSource | None = field(default=None, repr=False)
 
     def to_bytes(self) -> bytes:
-        return self._framed
+        return self._joined.data
+
+    def byte_parts(self) -> list:
+        return list(self._joined._parts)
 
 
 def framed_avro_block(
@@ -61,9 +65,10 @@ def framed_avro_block(
     if proto.block_type not in grammar.RECORD_BLOCK_TYPES:
         raise ValueError(f"{proto.block_type_name} does not hold Avro records")
     prefix = grammar.avro_content_prefix(content_version, record_count)
-    data, content_offset = grammar.frame_block(proto.block_type, proto.header_entries, [prefix, *records])
+    parts, content_offset = grammar.frame_block_parts(proto.block_type, proto.header_entries, [prefix, *records])
+    joined = JoinedSource(parts)
     return FramedBlock(
         offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
         header_entries=proto.header_entries, content_offset=content_offset,
-        content_length=len(prefix) + sum(len(r) for r in records), _source=BytesSource(data), _framed=data,
+        content_length=len(prefix) + sum(len(r) for r in records), _source=joined, _joined=joined,
     )
