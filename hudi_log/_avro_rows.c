@@ -11,7 +11,6 @@
  *          3 FLOAT  a = float32 values (4 bytes little-endian)
  *          4 BOOL   a = uint8 values (one byte)
  *          5 BYTES  a = int32 offsets (n + 1), b = data: varint length, then the bytes
- *          6 RAW    a = int32 offsets (n + 1), b = data: the bytes alone (already encoded parts)
  *     null_byte / value_byte: the union branch bytes (-1: not a union); validity: uint8 per row
  *     (0 = null: only null_byte is written) or None
  *   out_offsets: writable int32 buffer of n + 1 entries, filled with the rows' offsets.
@@ -21,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { K_CONST, K_LONG, K_DOUBLE, K_FLOAT, K_BOOL, K_BYTES, K_RAW };
+enum { K_CONST, K_LONG, K_DOUBLE, K_FLOAT, K_BOOL, K_BYTES };
 
 typedef struct {
     int kind, null_byte, value_byte;
@@ -69,13 +68,13 @@ static int parse_field(Field *f, PyObject *spec, Py_ssize_t n) {
     Py_ssize_t vlen = 0;
     if (take_buffer(f, valid, &f->valid, &vlen) < 0 || take_buffer(f, a, &f->a, &f->a_len) < 0 ||
         take_buffer(f, b, &f->b, &f->b_len) < 0) return -1;
-    static const Py_ssize_t width[] = {0, 8, 8, 4, 1, 4, 4};
-    if (f->kind < K_CONST || f->kind > K_RAW) { PyErr_SetString(PyExc_ValueError, "unknown field kind"); return -1; }
+    static const Py_ssize_t width[] = {0, 8, 8, 4, 1, 4};
+    if (f->kind < K_CONST || f->kind > K_BYTES) { PyErr_SetString(PyExc_ValueError, "unknown field kind"); return -1; }
     if (f->valid && vlen < n) { PyErr_SetString(PyExc_ValueError, "validity shorter than the rows"); return -1; }
-    if (f->kind != K_CONST && f->a_len < width[f->kind] * (n + (f->kind >= K_BYTES ? 1 : 0))) {
+    if (f->kind != K_CONST && f->a_len < width[f->kind] * (n + (f->kind == K_BYTES ? 1 : 0))) {
         PyErr_SetString(PyExc_ValueError, "values shorter than the rows"); return -1;
     }
-    if (f->kind >= K_BYTES && n > 0) {
+    if (f->kind == K_BYTES && n > 0) {
         const int32_t *off = (const int32_t *)f->a;
         if (off[0] < 0 || off[n] > f->b_len || off[n] < off[0]) {
             PyErr_SetString(PyExc_ValueError, "offsets outside the data"); return -1;
@@ -95,10 +94,10 @@ static Py_ssize_t field_len(const Field *f, Py_ssize_t i) {
     case K_DOUBLE: return n + 8;
     case K_FLOAT: return n + 4;
     case K_BOOL: return n + 1;
-    default: {
+    default: {  /* K_BYTES */
         const int32_t *off = (const int32_t *)f->a;
         int32_t len = off[i + 1] - off[i];
-        return n + len + (f->kind == K_BYTES ? varint_len(zigzag(len)) : 0);
+        return n + varint_len(zigzag(len)) + len;
     }
     }
 }
@@ -112,10 +111,10 @@ static uint8_t *put_field(uint8_t *p, const Field *f, Py_ssize_t i) {
     case K_DOUBLE: memcpy(p, f->a + 8 * i, 8); return p + 8;
     case K_FLOAT: memcpy(p, f->a + 4 * i, 4); return p + 4;
     case K_BOOL: *p++ = f->a[i] ? 1 : 0; return p;
-    default: {
+    default: {  /* K_BYTES */
         const int32_t *off = (const int32_t *)f->a;
         int32_t len = off[i + 1] - off[i];
-        if (f->kind == K_BYTES) p = put_varint(p, zigzag(len));
+        p = put_varint(p, zigzag(len));
         memcpy(p, f->b + off[i], len);
         return p + len;
     }

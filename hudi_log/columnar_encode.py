@@ -335,8 +335,10 @@ _NUMPY = {_LONG: np.int64, _DOUBLE: np.float64, _FLOAT: np.float32, _BOOL: np.ui
 def _native_field(p: FieldPlan, col: pa.Array) -> tuple | None:
     """The compiled encoder's description of one prepared column (None: the field writes nothing)."""
     n = len(col)
-    if p.type == "null" or (p.union is not None and col.null_count == n and n):
-        return None if p.union is None else (_CONST, -1, -1, None, _union_index(p.union[0]), None)
+    if p.type == "null":
+        return None
+    if p.union is not None and n and col.null_count == n:  # every row takes the null branch
+        return _CONST, -1, -1, None, _union_index(p.union[0]), None
     null_b, value_b = (-1, -1) if p.union is None else (p.union[0] << 1, p.union[1] << 1)
     valid = pc.is_valid(col).to_numpy(zero_copy_only=False).view(np.uint8) if col.null_count else None
     kind = _KIND[p.type]

@@ -38,6 +38,10 @@ class JoinedSource:
         self.size = sum(len(p) for p in self._parts)
 
     @property
+    def parts(self) -> list:
+        return list(self._parts)
+
+    @property
     def data(self) -> bytes:
         if self._data is None:
             self._data = b"".join(self._parts)

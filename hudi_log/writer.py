@@ -8,7 +8,7 @@ writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, r
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO, Iterable, Mapping, Sequence, Union
 
 from . import grammar
@@ -37,15 +37,14 @@ def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBl
 class FramedBlock(LogBlock):
     """A new block whose bytes are already framed by ``grammar.frame_block_parts``: ``byte_parts()``
     gives the framing and the content's chunks as they are, ``to_bytes()`` them joined, instead of
-    parsing the content and serializing it again."""
-
-    _joined: JoinedSource | None = field(default=None, repr=False)
+    parsing the content and serializing it again. Its ``_source`` is the :class:`JoinedSource` of
+    those pieces."""
 
     def to_bytes(self) -> bytes:
-        return self._joined.data
+        return self._source.data
 
     def byte_parts(self) -> list:
-        return list(self._joined._parts)
+        return self._source.parts
 
 
 def framed_avro_block(
@@ -66,9 +65,8 @@ def framed_avro_block(
         raise ValueError(f"{proto.block_type_name} does not hold Avro records")
     prefix = grammar.avro_content_prefix(content_version, record_count)
     parts, content_offset = grammar.frame_block_parts(proto.block_type, proto.header_entries, [prefix, *records])
-    joined = JoinedSource(parts)
     return FramedBlock(
         offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
         header_entries=proto.header_entries, content_offset=content_offset,
-        content_length=len(prefix) + sum(len(r) for r in records), _source=joined, _joined=joined,
+        content_length=len(prefix) + sum(len(r) for r in records), _source=JoinedSource(parts),
     )

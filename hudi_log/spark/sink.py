@@ -251,6 +251,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
 
 def _committed(path: str, instant: str):
     """What the committed instant wrote (the writer's result stays in Spark's commit process)."""
+    from ..table.commit_metadata import write_stats
     from ..table.properties import read_properties
     from ..table.timeline import Timeline
 
@@ -259,7 +260,7 @@ def _committed(path: str, instant: str):
     if inst is None or not inst.is_completed:
         raise WriteError(path, f"instant {instant} did not complete")
     md = tl.commit_metadata(inst)
-    stats = [s for ss in (md.get("partitionToWriteStats") or {}).values() for s in ss or []]
+    stats = write_stats(md)
     return WriteSummary(instant, inst.action, len(stats),
                         sum(int(s.get("numInserts") or 0) for s in stats),
                         sum(int(s.get("numUpdateWrites") or 0) for s in stats),

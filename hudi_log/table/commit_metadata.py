@@ -150,6 +150,11 @@ def rollback_plan_avro(plan: Mapping) -> bytes:
     return avro_container(ROLLBACK_PLAN_SCHEMA, {"version": 1, **plan})
 
 
+def write_stats(metadata: Mapping) -> list[dict]:
+    """Every write stat of a commit's metadata, over all its partitions."""
+    return [s for ss in (metadata.get("partitionToWriteStats") or {}).values() for s in ss or []]
+
+
 def empty_write_stat() -> dict:
     """Every write-stat key Hudi writes, zero / null."""
     return {

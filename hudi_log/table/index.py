@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..append_handle import RECORD_KEY
+from .commit_metadata import write_stats
 from .file_system_view import FileSystemView
 from .properties import TableProperties
 from .timeline import Timeline
@@ -155,7 +156,6 @@ class KeyIndex:
             fids = pc.if_else(same, fids, pa.scalar(None, pa.string()))
         return fids, parts
 
-
     # ---- as a file: what a driver hands to its tasks without pickling the keys ----------------------
     def save(self, path) -> None:
         """Write the index as one Arrow IPC file (keys, groups and the hash order, so a reader need not
@@ -165,7 +165,7 @@ class KeyIndex:
         t = pa.table({"keys": self.keys, "groups": pa.array(self.groups, pa.int32()),
                       "sorted_hashes": pa.array(hs, pa.uint64()), "order": pa.array(order, pa.int64())})
         path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
+        tmp = Path(_tmp_path(path))
         try:
             with pa.OSFile(str(tmp), "wb") as f, pa.ipc.new_file(f, t.schema.with_metadata(meta)) as w:
                 w.write_table(t)
@@ -193,6 +193,11 @@ class KeyIndex:
 _PROBE = pa.array(["hudi-log index probe"], pa.string())
 
 
+def _tmp_path(path) -> str:
+    """Where :meth:`KeyIndex.save` writes before the atomic rename."""
+    return f"{path}.tmp"
+
+
 def _hash(keys: pa.Array) -> np.ndarray:
     import polars as pl
 
@@ -217,6 +222,10 @@ class DeferredIndex:
     @property
     def error_path(self) -> str:
         return self.path + ".error"
+
+    def files(self) -> tuple[str, ...]:
+        """Every file the build may leave: the index, its temp file, the error file."""
+        return self.path, _tmp_path(self.path), self.error_path
 
     def resolve(self) -> KeyIndex:
         index = self.__dict__.get("_index")
@@ -333,13 +342,12 @@ def _update_only_logs(timeline: Timeline, since: str) -> set[str]:
             md = timeline.commit_metadata(inst)
         except Exception:  # noqa: BLE001 - unreadable metadata: its files are read instead
             continue
-        for stats in (md.get("partitionToWriteStats") or {}).values():
-            for st in stats or []:
-                names = {Path(str(x)).name for x in [st.get("path"), *(st.get("logFiles") or [])] if x}
-                clean = int(st.get("numInserts") or 0) == 0
-                for name in names:
-                    if ".log." in name:
-                        verdict[name] = verdict.get(name, True) and clean
+        for st in write_stats(md):
+            names = {Path(str(x)).name for x in [st.get("path"), *(st.get("logFiles") or [])] if x}
+            clean = int(st.get("numInserts") or 0) == 0
+            for name in names:
+                if ".log." in name:
+                    verdict[name] = verdict.get(name, True) and clean
     return {name for name, clean in verdict.items() if clean}
 
 

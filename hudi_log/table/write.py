@@ -71,7 +71,7 @@ from ..append_handle import META_FIELDS, RECORD_KEY, AppendHandle, avro_to_arrow
 from ..log_file_name import make_write_token
 from . import markers
 from .base_file import base_file_name, conform, with_meta_columns, write_base_file, arrow_schema_for
-from .commit_metadata import empty_write_stat
+from .commit_metadata import empty_write_stat, write_stats
 from .create import (
     check_table_matches, create_table, drop_metadata_table_if_asked, option, write_partition_metadata,
 )
@@ -155,7 +155,7 @@ def _records_per_file(props: TableProperties, timeline: Timeline, options: Mappi
             md = timeline.commit_metadata(inst)
         except Exception:  # noqa: BLE001
             continue
-        stats = [s for ss in (md.get("partitionToWriteStats") or {}).values() for s in ss or []]
+        stats = write_stats(md)
         n = sum(int(s.get("numWrites") or 0) for s in stats)
         b = sum(int(s.get("totalWriteBytes") or 0) for s in stats)
         if n > 0 and b > 0:
@@ -187,12 +187,11 @@ class WriteTransaction:
     def finish_index(self) -> None:
         """Wait for a deferred index build started here and remove its file: call once the write is
         committed or aborted (tasks that needed the index have it by then)."""
-        thread, self._index_build = self._index_build, None
-        if thread is not None:
-            thread.join()
+        self._join_index_build()
+        self._index_build = None
         index = self.context.index
         if isinstance(index, DeferredIndex):
-            for p in (index.path, index.error_path, index.path + ".tmp"):
+            for p in index.files():
                 if os.path.exists(p):
                     os.unlink(p)
             folder = Path(index.path).parent
@@ -202,6 +201,11 @@ class WriteTransaction:
                 if inst is None or inst.is_completed:  # committed or rolled back: the folder was only ours
                     folder.rmdir()
 
+    def _join_index_build(self) -> None:
+        # a deferred build started in this process reads the table: let it finish first
+        if self._index_build is not None:
+            self._index_build.join()
+
     @property
     def instant(self) -> str:
         return self.context.instant
@@ -210,8 +214,7 @@ class WriteTransaction:
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
-        if self._index_build is not None:
-            self._index_build.join()
+        self._join_index_build()
         props = ctx.properties
         by_partition: dict[str, list[dict]] = {}
         for s in stats:
@@ -244,8 +247,7 @@ class WriteTransaction:
         """Roll the instant back; no pending instant is left (only the recorded rollback)."""
         if self.done:
             return None
-        if self._index_build is not None:
-            self._index_build.join()
+        self._join_index_build()
         self.done = True
         return rollback(self.context.table_path, self.context.instant)
 
