@@ -129,6 +129,25 @@ def test_repeated_upserts_and_deletes(spark, tmp_path, table_type, version, part
     assert read_table(path).num_rows == len(model)
 
 
+def _repartitions(df, run):
+    """``run()``, and the repartition calls it made on DataFrames (the shuffles write() asked for)."""
+    calls = []
+    real = type(df).repartition
+    try:
+        type(df).repartition = lambda self, *a, **k: calls.append(a) or real(self, *a, **k)
+        out = run()
+    finally:
+        type(df).repartition = real
+    return out, calls
+
+
+def _split_repeats(spark):
+    """Key 5 in both of two input partitions: ts 9 ("late") in the first, ts 3 ("early") in the second.
+    Uncombined, version 6 keeps the row of the later log file (the second task's): "early"."""
+    rows = [(5, "late", 9, "eu"), (7, "x", 2, "eu"), (5, "early", 3, "eu"), (8, "y", 2, "us")]
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, 2), SCHEMA)
+
+
 def test_upsert_without_combining_skips_the_shuffle(spark, tmp_path):
     """hoodie.combine.before.upsert=false (the caller vouches that keys are distinct): MOR rows are written
     by the tasks that hold them, without a shuffle; the table reads back as with combining."""
@@ -137,18 +156,60 @@ def test_upsert_without_combining_skips_the_shuffle(spark, tmp_path):
     write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(40)], SCHEMA), path,
           {**o, "hoodie.datasource.write.operation": "insert"})
     df = spark.createDataFrame([(i, f"b{i}", 2, "eu" if i % 2 else "us") for i in range(0, 40, 3)], SCHEMA).repartition(4)
-    queries = []
-    real = type(df).repartition
-    try:  # any repartition inside write() would be the shuffle this option removes
-        type(df).repartition = lambda self, *a, **k: queries.append(a) or real(self, *a, **k)
-        res = write(df, path, {**o, "hoodie.combine.before.upsert": "false"})
-    finally:
-        type(df).repartition = real
+    # any repartition inside write() would be the shuffle this option removes
+    res, queries = _repartitions(df, lambda: write(df, path, {**o, "hoodie.combine.before.upsert": "false"}))
     assert queries == [] and res.updates == 14
     tl = Timeline(path, read_properties(path))
     logs = {s["path"] for ss in tl.commit_metadata(tl.instant(res.instant))["partitionToWriteStats"].values() for s in ss}
     assert len(logs) > 2  # written by the 4 input partitions' tasks, each to its own log files
     assert both(spark, path) == sorted((i, f"b{i}" if i % 3 == 0 else f"a{i}") for i in range(40))
+
+
+def test_mor_keys_checked_at_commit_not_shuffled(spark, tmp_path, caplog):
+    """MOR through write(): rows are written where they are, no shuffle; each task's key digest is
+    checked at commit. A key in two input partitions rolls the instant back and the write runs again
+    behind a key shuffle, so the rows are combined (the greatest ts wins) as Hudi combines them."""
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ", 6, True)
+    write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(10)], SCHEMA), path,
+          {**o, "hoodie.datasource.write.operation": "insert"})
+    df = spark.createDataFrame([(i, f"b{i}", 2, "eu" if i % 2 else "us") for i in range(0, 10, 2)], SCHEMA).repartition(3)
+    res, calls = _repartitions(df, lambda: write(df, path, o))
+    assert calls == [] and res.updates == 5
+    before = completed(path)
+    df2 = _split_repeats(spark)
+    with caplog.at_level("WARNING", logger="hudi_log.spark.sink"):
+        res, calls = _repartitions(df2, lambda: write(df2, path, o))
+    assert len(calls) == 1 and "writing again behind a key shuffle" in caplog.text
+    tl = Timeline(path, read_properties(path))
+    assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback", "deltacommit"]
+    assert not [i for i in tl.instants if not i.is_completed]
+    assert (res.updates, res.inserts) == (3, 0)  # 5 (combined), 7 and 8
+    want = {i: f"b{i}" if i % 2 == 0 else f"a{i}" for i in range(10)}
+    want.update({5: "late", 7: "x", 8: "y"})
+    assert both(spark, path) == sorted(want.items())
+
+
+def test_mor_key_shuffle_up_front_and_plain_write_refuses_repeats(spark, tmp_path):
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ", 6, True)
+    write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(10)], SCHEMA), path,
+          {**o, "hoodie.datasource.write.operation": "insert"})
+    before = completed(path)
+    df2 = _split_repeats(spark)
+    # the plain df.write path cannot run again: it refuses, and the table is as it was
+    with pytest.raises(Exception, match="RepeatedKeyError.*more than one of the 2 Spark tasks.*hudi_log.spark.write"):
+        df2.write.format("hudi_log").options(**o).mode("append").save(path)
+    tl = Timeline(path, read_properties(path))
+    assert completed(path) == before
+    assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback"]
+    assert both(spark, path) == [(i, f"a{i}") for i in range(10)]
+    # hudi_log.write.shuffle.keys=always: one shuffle, one instant, no rollback
+    res, calls = _repartitions(df2, lambda: write(df2, path, {**o, "hudi_log.write.shuffle.keys": "always"}))
+    assert len(calls) == 1 and completed(path) == before + [res.instant]
+    assert both(spark, path) == sorted({**{i: f"a{i}" for i in range(10)}, 5: "late", 7: "x", 8: "y"}.items())
+    with pytest.raises(Exception, match="hudi_log.write.shuffle.keys='sometimes'"):
+        write(df2, path, {**o, "hudi_log.write.shuffle.keys": "sometimes"})
 
 
 def test_failed_job_is_rolled_back(spark, tmp_path):

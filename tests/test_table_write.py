@@ -21,7 +21,7 @@ from hudi_log.table import read_properties, read_table
 from hudi_log.table.create import TableMismatchError
 from hudi_log.table.rollback import rollback
 from hudi_log.table.timeline import Timeline
-from hudi_log.table.write import begin_write, route, write_batches
+from hudi_log.table.write import begin_write, key_digest, repeated_hashes, route, write_batches, write_task
 from hudi_log.table.write_errors import RecordKeyError, RollbackError, SchemaEvolutionError
 
 hudi = pytest.importorskip("hudi")
@@ -312,6 +312,28 @@ def test_two_tasks_update_one_mor_file_group(tmp_path, version):
     assert [b.block_type for b in blocks] == [BlockType.avro_data_block] * 2
     assert len({s["path"] for s in stats}) == 3  # two log files and one new base file
     assert both(path) == [(1, "A"), (2, "B"), (3, "C"), (4, "d"), (5, "E")]
+
+
+def test_key_digests_find_a_key_two_tasks_wrote(tmp_path):
+    """What a Spark commit checks instead of shuffling: each task's digest is the sorted distinct hashes
+    of the (partition, key) pairs it wrote (after its own precombine); a pair in two digests is found,
+    the same key in two partitions is two pairs."""
+    path = tmp_path / "t"
+    o = opts("MERGE_ON_READ", 6, partitioned=True)
+    write_table(path, rows([1, 2, 3], ["a", "b", "c"], [1, 1, 1], ["eu", "eu", "us"]), "insert", o)
+    batch = rows([1, 1, 2, 3, 4], ["A", "AA", "B", "C", "D"], [2, 3, 2, 2, 2], ["eu", "eu", "eu", "us", "us"])
+    tx = begin_write(path, "upsert", o, schema=batch.schema)
+    first = write_task(tx.context, batch.slice(0, 3), 0, digest=True)  # 1 twice: combined in the task
+    second = write_task(tx.context, batch.slice(3, 2), 1, digest=True)
+    assert write_task(tx.context, batch.slice(0, 0), 2, digest=True).key_digest.tolist() == []
+    assert write_task(tx.context, batch.slice(0, 0), 2).key_digest is None
+    assert len(first.key_digest) == 2 and list(first.key_digest) == sorted(first.key_digest)
+    assert len(second.key_digest) == 2 and repeated_hashes([first.key_digest, second.key_digest]) == 0
+    tx.commit(first.stats + second.stats)
+    assert both(path) == [(1, "AA"), (2, "B"), (3, "C"), (4, "D")]
+    k, eu, us = pa.array(["1", "2"]), pa.array(["eu", "eu"]), pa.array(["us", "eu"])
+    assert repeated_hashes([key_digest(k, eu), key_digest(k, us)]) == 1  # key 2 in eu twice; key 1 differs
+    assert repeated_hashes([key_digest(k, eu), None, key_digest(k.slice(0, 0), eu.slice(0, 0))]) == 0
 
 
 # ---- CLI -------------------------------------------------------------------------------------------

@@ -14,20 +14,24 @@
   instant is recorded, the written files are removed) — no completed instant is left.
 
 Several tasks and one file group: MOR tasks writing to one file group are safe (each appends to its own
-log file). COW tasks are not: two tasks rewriting one base file would each lose the other's changes, and
-two tasks inserting the same new key would insert it twice. So:
+log file). COW tasks are not: two tasks rewriting one base file would each lose the other's changes.
+And rows of one key in two tasks are never combined (Hudi's ``hoodie.combine.before.upsert``): two
+tasks inserting the same new key would insert it twice. So:
 
 * :func:`write` (``hudi_log.spark.write(df, path, options)``) is the safe path for any DataFrame: it
-  begins the transaction and repartitions — MOR by the record-key columns (a JVM hash shuffle: one
-  key's rows in one task; tasks sharing a file group write separate log files of it), COW by the file
-  group each row is routed to (:func:`hudi_log.table.write.route`; rows of new keys by record key) —
-  then saves through the data source, which takes the transaction over instead of beginning another.
-  With Hudi's ``hoodie.combine.before.upsert`` (``.delete``) set to false, as for inserts by default,
-  the caller vouches that no key repeats: MOR rows are written by the tasks that hold them, no shuffle;
+  begins the transaction, then saves through the data source, which takes the transaction over instead
+  of beginning another. COW rows are first repartitioned by the file group each is routed to
+  (:func:`hudi_log.table.write.route`; rows of new keys by record key). MOR rows are written by the
+  tasks that hold them (tasks sharing a file group write separate log files of it): each task reports
+  a digest of the keys it wrote (:func:`hudi_log.table.write.key_digest`), and when the commit finds a
+  key in two tasks it rolls the instant back and :func:`write` runs again behind a hash shuffle on the
+  record-key columns, which brings one key's rows into one task. Distinct keys, the usual upsert, so
+  cost no shuffle; ``hudi_log.write.shuffle.keys=always`` shuffles up front (input known to repeat
+  keys across partitions, e.g. change streams), and with Hudi's ``hoodie.combine.before.upsert``
+  (``.delete``) set to false the caller vouches that no key repeats: no shuffle and no check;
 * the plain ``df.write`` path refuses (at commit, then rolls back) a COW upsert or delete in which two
-  tasks rewrote the same file group, with an error that names :func:`write`. A single-partition
-  DataFrame (``df.coalesce(1)``) or an insert / bulk_insert is always safe; new keys are precombined
-  within a task only on this path.
+  tasks rewrote the same file group, and a combining write in which two tasks wrote the same key, with
+  an error that names :func:`write`. A single-partition DataFrame (``df.coalesce(1)``) is always safe.
 
 ``mode("overwrite")`` replaces the whole table, as Apache Hudi's SaveMode.Overwrite did by deleting the
 table path: the old table is moved aside to a sibling folder on the driver, a new table is written, and
@@ -38,6 +42,7 @@ the other save modes (``errorifexists``, its default, and ``ignore``) for Python
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import shutil
@@ -59,16 +64,28 @@ ROUTE_COLUMN = "_hudi_log_route"
 #: how many tasks :func:`write` shuffles the routed rows into (default: the DataFrame's partitions, at
 #: least Spark's default parallelism)
 SHUFFLE_PARTITIONS_OPTION = "hudi_log.write.shuffle.partitions"
+#: MOR through :func:`write`: ``auto`` (no key shuffle unless the commit finds a key in two tasks; then
+#: the write runs again behind one) or ``always`` (shuffle by record key up front)
+SHUFFLE_KEYS_OPTION = "hudi_log.write.shuffle.keys"
+SHUFFLE_KEYS_VALUES = ("auto", "always")
+
+log = logging.getLogger(__name__)
 
 
 class WriteConflictError(WriteError):
     """Two Spark tasks rewrote the same copy-on-write file group (the plain ``df.write`` path)."""
 
 
+class RepeatedKeyError(WriteConflictError):
+    """Two Spark tasks wrote the same record key, so neither could combine its rows (Hudi's
+    ``hoodie.combine.before.*``)."""
+
+
 @dataclass
 class HudiCommitMessage(WriterCommitMessage):
     task_id: int
     stats: list[dict] = field(default_factory=list)
+    key_digest: object = None  # numpy uint64 array (hudi_log.table.write.key_digest), when checked
 
 
 def _partition_id() -> int:
@@ -98,11 +115,14 @@ class HudiWriter(DataSourceArrowWriter):
             raise WriteError("<options>", "give the table path: df.write.format('hudi_log').save(path)")
         self.path = path
         self.aside: str | None = None
+        #: where the commit leaves word for :func:`write` that a key came in two tasks (then it retries)
+        self.retry_flag: str | None = None
         handoff = opts.pop(TRANSACTION_OPTION, None)
         if handoff:
             with open(handoff, "rb") as f:
-                self.tx, self.aside = pickle.load(f)
+                self.tx, self.aside, self.check_keys = pickle.load(f)
             os.unlink(handoff)
+            self.retry_flag = retry_flag(handoff)
             return
         if overwrite:
             self.aside = move_aside(path)
@@ -111,25 +131,46 @@ class HudiWriter(DataSourceArrowWriter):
         except BaseException:
             restore(path, self.aside)
             raise
+        from ..table.write import combines
+
+        self.check_keys = combines(self.tx.context)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> HudiCommitMessage:
-        from ..table.write import write_batches
+        from ..table.write import write_task
 
         task_id = _partition_id()
         batches = (b.drop_columns([ROUTE_COLUMN]) if ROUTE_COLUMN in b.schema.names else b for b in iterator)
-        return HudiCommitMessage(task_id, write_batches(self.tx.context, batches, task_id))
+        done = write_task(self.tx.context, batches, task_id, digest=self.check_keys)
+        return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
     def commit(self, messages) -> None:
         ctx = self.tx.context
         stats = [s for m in messages if m is not None for s in m.stats]
         try:
             _check_conflicts(ctx, messages)
+            if self.check_keys:
+                self._check_repeated_keys(ctx, messages)
             self.result = self.tx.commit(stats)
         except BaseException:
             self.abort(messages)
             raise
         if self.aside:
             shutil.rmtree(self.aside, ignore_errors=True)
+
+    def _check_repeated_keys(self, ctx, messages) -> None:
+        from ..table.write import repeated_hashes
+
+        digests = [m.key_digest for m in messages if m is not None]
+        if not repeated_hashes(digests):
+            return
+        if self.retry_flag:  # hudi_log.spark.write: runs the write again, behind a key shuffle
+            Path(self.retry_flag).touch()
+        tasks = sum(1 for d in digests if d is not None and len(d))
+        raise RepeatedKeyError(ctx.table_path, (
+            f"rows of one record key came in more than one of the {tasks} Spark tasks, which cannot combine "
+            "them (hoodie.combine.before.upsert); the instant is rolled back. Write with hudi_log.spark.write"
+            "(df, path, options), which brings one key's rows into one task, or coalesce the DataFrame to "
+            "one partition"))
 
     def abort(self, messages) -> None:
         ctx = self.tx.context
@@ -163,6 +204,10 @@ def _check_conflicts(ctx, messages) -> None:
             "options), which routes each file group to one task, or coalesce the DataFrame to one partition"))
 
 
+def retry_flag(handoff: str) -> str:
+    return handoff + ".retry"
+
+
 def move_aside(path: str) -> str | None:
     """Move an existing table out of the way for an overwrite; returns where it went."""
     p = Path(path)
@@ -182,23 +227,39 @@ def restore(path: str, aside: str | None) -> None:
 
 
 def write(df, path: str, options: dict, mode: str = "append"):
-    """Write ``df`` to the Hudi table at ``path`` with every record key's rows in one task.
+    """Write ``df`` to the Hudi table at ``path`` so that no two tasks write one record key (or, COW,
+    one file group).
 
-    Begins the transaction on the driver and repartitions: MOR by the record-key columns (tasks that
-    share a file group write separate log files of it); COW by a routing column (the row's file group
-    for a known key, else its record key), so each base file is rewritten by one task. Then saves through the ``hudi_log`` data source, which takes
-    over this transaction. Returns the :class:`hudi_log.table.write.WriteResult`.
+    Begins the transaction on the driver, then saves through the ``hudi_log`` data source, which takes
+    it over. COW rows are repartitioned by a routing column first (the row's file group for a known key,
+    else its record key), so each base file is rewritten by one task. MOR rows stay where they are
+    unless the commit finds a record key in two tasks: then the instant is rolled back and the write
+    runs again behind a hash shuffle on the record-key columns (at once with ``hudi_log.write.shuffle.
+    keys=always``). Returns the :class:`WriteSummary` of the committed instant.
     """
+    shuffle = str(options.get(SHUFFLE_KEYS_OPTION, "auto")).lower()
+    if shuffle not in SHUFFLE_KEYS_VALUES:
+        raise WriteError(path, f"{SHUFFLE_KEYS_OPTION}={shuffle!r}: use one of {', '.join(SHUFFLE_KEYS_VALUES)}")
+    if mode not in ("append", "overwrite"):
+        raise WriteError(path, f"mode {mode!r}: use append or overwrite")
+    summary = _write_once(df, path, options, mode, shuffle == "always")
+    if summary is None:  # a key came in two tasks: the instant was rolled back; now one key, one task
+        log.warning("hudi_log: %s: record keys repeat across Spark partitions; writing again behind a key "
+                    "shuffle (%s=always shuffles up front)", path, SHUFFLE_KEYS_OPTION)
+        summary = _write_once(df, path, options, mode, True)
+    return summary
+
+
+def _write_once(df, path: str, options: dict, mode: str, shuffle_keys: bool):
+    """One attempt of :func:`write`; None when the commit found a key in two tasks (rolled back)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
     from ..table.write import begin_write, combines, route
 
-    if mode not in ("append", "overwrite"):
-        raise WriteError(path, f"mode {mode!r}: use append or overwrite")
     aside = move_aside(path) if mode == "overwrite" else None
     try:
-        # MOR: the index is built on this driver while Spark shuffles and starts the tasks
+        # MOR: the index is built on this driver while Spark starts the tasks
         tx = begin_write(path, None, options, schema=_arrow_schema(df.schema), defer_index=True)
     except BaseException:
         restore(path, aside)
@@ -208,13 +269,15 @@ def write(df, path: str, options: dict, mode: str = "append"):
         n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
             df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
         key_fields = list(ctx.properties.record_key_fields)
+        check_keys = False
         if ctx.properties.is_mor and not combines(ctx):
             # the caller vouches that no key repeats (Hudi's combine.before.* = false): no shuffle at all
             routed = df
         elif ctx.properties.is_mor and key_fields and all(f in df.columns for f in key_fields):
-            # MOR: tasks sharing a file group each write their own log file, which is valid, so one
-            # key per task is all that is needed: a hash shuffle on the key columns, inside the JVM
-            routed = df.repartition(n, *[F.col(f) for f in key_fields])
+            # MOR: tasks sharing a file group each write their own log file, which is valid, so one key
+            # per task is all that is needed: checked at commit, or made so by a hash shuffle in the JVM
+            routed = df.repartition(n, *[F.col(f) for f in key_fields]) if shuffle_keys else df
+            check_keys = not shuffle_keys
         else:  # COW: each file group's rows in one task, or two tasks would rewrite one base file
             out_schema = StructType(df.schema.fields + [StructField(ROUTE_COLUMN, StringType())])
 
@@ -231,20 +294,27 @@ def write(df, path: str, options: dict, mode: str = "append"):
             routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:
-            pickle.dump((tx, aside), f)
+            pickle.dump((tx, aside, check_keys), f)
     except BaseException:
         tx.abort()
         tx.finish_index()
         restore(path, aside)
         raise
+    flag = retry_flag(handoff)
     try:
         (routed.write.format("hudi_log").options(**{k: str(v) for k, v in options.items()})
          .option(TRANSACTION_OPTION, handoff).mode("append").save(path))
+    except Exception:
+        if not os.path.exists(flag):
+            raise
+        return None  # the commit rolled the instant back (and restored an overwritten table)
     finally:
         if os.path.exists(handoff):  # the data source never started: nothing took the transaction over
             os.unlink(handoff)
             tx.abort()
             restore(path, aside)
+        if os.path.exists(flag):
+            os.unlink(flag)
         tx.finish_index()
     return _committed(path, tx.instant)
 

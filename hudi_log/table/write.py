@@ -381,9 +381,12 @@ def _partitions_for(ctx: WriteContext, batch, keys: pa.Array) -> pa.Array:
     return kg.partition_path_array(batch)
 
 
-def _distinct(keys: pa.Array) -> bool:
+def _distinct(keys: pa.Array, digest: np.ndarray | None = None) -> bool:
+    """No (partition, key) pair repeats: known from a digest without repeated hashes, else counted."""
     import polars as pl
 
+    if digest is not None and not np.any(digest[1:] == digest[:-1]):
+        return True
     return pl.Series(keys).n_unique() == len(keys)
 
 
@@ -482,18 +485,53 @@ def _write_token(ctx: WriteContext, task_id: int) -> str:
     return make_write_token(task_id, int(ctx.instant[-5:]), 0)
 
 
+@dataclass
+class TaskWrite:
+    """What one worker wrote: a write stat per file, and (when asked) the digest of its keys."""
+    stats: list[dict]
+    #: sorted, distinct 64-bit hashes of the (partition, record key) pairs written (:func:`key_digest`)
+    key_digest: np.ndarray | None = None
+
+
+def key_digest(keys: pa.Array, parts: pa.Array) -> np.ndarray:
+    """Sorted 64-bit hashes of the (partition, record key) pairs: what a driver compares across tasks to
+    find a key that two tasks both wrote. Equal hashes of different pairs (about 1 in 10^7 for a billion
+    keys) only raise a false alarm; different hashes are always different pairs."""
+    import polars as pl
+
+    return np.sort(pl.DataFrame({"p": parts, "k": keys}).hash_rows(seed=0).to_numpy())
+
+
+def repeated_hashes(digests: Iterable[np.ndarray]) -> int:
+    """How many hashes occur in more than one of ``digests`` (each sorted and distinct)."""
+    parts = [d for d in digests if d is not None and len(d)]
+    if len(parts) < 2:
+        return 0
+    h = np.concatenate(parts)
+    h.sort(kind="stable")  # sorted runs: a merge
+    return int(np.count_nonzero(h[1:] == h[:-1]))
+
+
 def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
                   task_id: int = 0) -> list[dict]:
     """Write this task's records for ``ctx.instant``; returns one write stat per file written."""
+    return write_task(ctx, batches, task_id).stats
+
+
+def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
+               task_id: int = 0, *, digest: bool = False) -> TaskWrite:
+    """:func:`write_batches`, and with ``digest`` the :func:`key_digest` of the pairs written, so that
+    a driver can check that no two tasks wrote one key (which neither could combine)."""
     table = _to_table(batches)
     if table is None or table.num_rows == 0:
-        return []
+        return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
     props = ctx.properties
     keys = _strings(ctx.keygen.record_key_array(table))
     parts = _strings(_partitions_for(ctx, table, keys))
     rows = None
+    hashes = key_digest(keys, parts) if digest else None
     # distinct keys (the usual batch) have nothing to combine: one hash pass instead of the sort
-    if combines(ctx) and not _distinct(keys):
+    if combines(ctx) and not _distinct(keys, hashes):
         rows = _precombine_columns(ctx, table, keys, parts)
         if rows is None:
             rows = _precombine(keys.to_pylist(), parts.to_pylist(), _ordering(ctx, table))
@@ -521,7 +559,9 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
         for start in range(0, len(idx), ctx.records_per_file):
             chunk = idx[start:start + ctx.records_per_file]
             stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
-    return stats
+    if hashes is not None and len(hashes) > 1 and np.any(hashes[1:] == hashes[:-1]):
+        hashes = np.unique(hashes)  # the pairs that survived the precombine
+    return TaskWrite(stats, hashes)
 
 
 def _stat(ctx, partition: str, fid: str, path: str, prev: str, **counts) -> dict:
