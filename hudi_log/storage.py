@@ -14,7 +14,10 @@ What the log writer needs from storage, and how each kind provides it:
   stores cannot (Hudi's ``StorageSchemes.isAppendSupported``). The writer rolls over to a new log
   version where append is not supported.
 * **durability**: ``OutputFile.sync()`` flushes and ``fsync``s on local disk. On object stores an
-  object becomes visible when its stream is closed (as with Hudi on S3).
+  object becomes visible when its stream is closed (as with Hudi on S3). A writer of many files that
+  only needs them durable before it reports (a table write task, before its commit message) gives the
+  storage a :class:`BackgroundSyncs`: each ``fsync`` then runs on a thread while the writer goes on
+  encoding, and ``BackgroundSyncs.wait`` returns once every one is done.
 * **single writer per file**: on local disk the writer holds an exclusive ``flock`` on the file
   while it writes, like an HDFS lease; a second writer that cannot take it rolls over
   (``try_lock``). Locks vanish with the process that held them, so a crashed writer never blocks.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, Optional
 
@@ -57,6 +61,59 @@ class FileEntry:
     is_dir: bool
 
 
+class BackgroundSyncs:
+    """fsyncs that run on a thread while the caller goes on (the disk writes while the CPU encodes).
+
+    ``submit(fd)`` syncs a duplicate of ``fd``, so the file may be closed at once; ``wait()`` (also on
+    leaving a ``with`` block without an error) returns when every submitted sync is done, and raises
+    the first one that failed."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[Future] = []
+
+    def submit(self, fd: int) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="hudi_log-fsync")
+        dup = os.dup(fd)
+        try:
+            self._pending.append(self._pool.submit(_fsync_and_close, dup))
+        except BaseException:
+            os.close(dup)
+            raise
+
+    def wait(self) -> None:
+        pending, self._pending = self._pending, []
+        try:
+            for f in pending:
+                f.result()
+        finally:
+            for f in pending:  # after a failure, still let the others finish before the pool goes
+                f.exception()
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
+
+    def __enter__(self) -> "BackgroundSyncs":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.wait()
+        else:  # the error in flight is the one to report; the syncs still end before we return
+            try:
+                self.wait()
+            except OSError:
+                pass
+
+
+def _fsync_and_close(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class OutputFile:
     """An open output stream: ``write``, ``sync`` (flush + fsync where possible), ``close``."""
 
@@ -85,8 +142,9 @@ class OutputFile:
 
 
 class _LocalOutput(OutputFile):
-    def __init__(self, f: BinaryIO):
+    def __init__(self, f: BinaryIO, syncs: Optional[BackgroundSyncs] = None):
         self._f = f
+        self._syncs = syncs
         self.start_size = os.fstat(f.fileno()).st_size
         self._pos = self.start_size
 
@@ -100,7 +158,10 @@ class _LocalOutput(OutputFile):
 
     def sync(self) -> None:
         self._f.flush()
-        os.fsync(self._f.fileno())
+        if self._syncs is not None:
+            self._syncs.submit(self._f.fileno())
+        else:
+            os.fsync(self._f.fileno())
 
     def try_lock(self) -> bool:
         if fcntl is None:  # pragma: no cover
@@ -153,13 +214,16 @@ class Storage:
 
     Paths are the file system's own paths (plain OS paths for local disk; ``bucket/key`` for S3).
     ``supports_append`` defaults from the file system type and can be forced (e.g. ``False`` to
-    make local disk behave like an object store).
+    make local disk behave like an object store). ``syncs``: the local files' fsyncs run there (see
+    :class:`BackgroundSyncs`), and are durable only once it has waited.
     """
 
-    def __init__(self, filesystem: Optional[pafs.FileSystem] = None, *, supports_append: Optional[bool] = None):
+    def __init__(self, filesystem: Optional[pafs.FileSystem] = None, *, supports_append: Optional[bool] = None,
+                 syncs: Optional[BackgroundSyncs] = None):
         self.fs = filesystem if filesystem is not None else pafs.LocalFileSystem()
         self.is_local = isinstance(self.fs, pafs.LocalFileSystem)
         self._supports_append = supports_append
+        self.syncs = syncs
 
     @classmethod
     def from_uri(cls, uri: str, **kw) -> tuple["Storage", str]:
@@ -242,7 +306,7 @@ class Storage:
     def create(self, path: str) -> OutputFile:
         """Create ``path`` for writing; ``FileExistsError`` if it exists (atomic on local disk)."""
         if self.is_local:
-            return _LocalOutput(open(path, "xb"))
+            return _LocalOutput(open(path, "xb"), self.syncs)
         if self.exists(path):
             raise FileExistsError(errno.EEXIST, "file exists", path)
         return _ArrowOutput(self.fs.open_output_stream(path))
@@ -253,7 +317,7 @@ class Storage:
             raise AppendNotSupportedError(f"{self!r} cannot append to {path}")
         if self.is_local:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: the file must exist
-            return _LocalOutput(os.fdopen(fd, "ab"))
+            return _LocalOutput(os.fdopen(fd, "ab"), self.syncs)
         size = self.size(path)
         return _ArrowOutput(self.fs.open_append_stream(path), start_size=size)
 

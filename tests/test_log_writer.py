@@ -27,7 +27,7 @@ from hudi_log.log_writer import (
     LogWriter,
     LogWriterClosedError,
 )
-from hudi_log.storage import AppendNotSupportedError, Storage
+from hudi_log.storage import AppendNotSupportedError, BackgroundSyncs, Storage
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = {
@@ -181,6 +181,34 @@ def test_storage_subtree_and_forced_no_append(tmp_path):
     assert Storage(sub).supports_append  # local underneath
     assert not Storage(sub, supports_append=False).supports_append
     assert not Storage(supports_append=False).supports_append
+
+
+def test_background_syncs_outlive_the_file_and_report_failures(tmp_path, monkeypatch):
+    """A writer given BackgroundSyncs: each append's fsync runs on a thread (of a duplicate descriptor,
+    so the file closes at once); wait() returns when all are done and raises the first failure."""
+    import hudi_log.storage as storage_mod
+
+    synced, real = [], os.fsync
+    monkeypatch.setattr(storage_mod.os, "fsync", lambda fd: synced.append(os.fstat(fd).st_size) or real(fd))
+    with BackgroundSyncs() as syncs:
+        w = LogWriter(tmp_path, "fg1", "001", storage=Storage(syncs=syncs))
+        w.append_blocks([avro_block("001", 0, 3)])
+        w.append_blocks([avro_block("001", 3, 2)])
+        w.close()  # closed before its syncs ran, or while they run
+    size = os.path.getsize(w.path)
+    assert synced and synced[-1] == size and len(synced) == 2
+    assert [len(b) for b in records_of(w.path)] == [3, 2]
+
+    def broken(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(storage_mod.os, "fsync", broken)
+    w = LogWriter(tmp_path, "fg2", "001", storage=Storage(syncs=BackgroundSyncs()))
+    w.append_blocks([avro_block("001", 0, 1)])  # returns: the failure is the waiter's to report
+    w.close()
+    with pytest.raises(OSError, match="Input/output error"):
+        w.storage.syncs.wait()
+    w.storage.syncs.wait()  # nothing left pending
 
 
 # ================================================================================================

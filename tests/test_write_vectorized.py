@@ -12,7 +12,7 @@ from hudi_log.table import keygen
 from hudi_log.table import index as key_index
 from hudi_log.table.index import KeyIndex
 from hudi_log.table.keygen import KeyGenerator
-from hudi_log.table.write import WriteContext, _precombine, _precombine_columns, _route_rows
+from hudi_log.table.write import WriteContext, _group_rows, _precombine, _precombine_columns, _route_rows, _take
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
 PARTS = st.sampled_from(["p1", "p2"])
@@ -47,14 +47,17 @@ def test_precombine_sort_equals_fold(rows, kind):
 def test_routing_equals_dict_lookups(rows, index, operation):
     keys = [r[0] for r in rows]
     parts = [r[1] for r in rows]
-    updates, inserts = _route_rows(_ctx(operation, index), keys, parts)
+    def route(ix):
+        return tuple({k: v.tolist() for k, v in d.items()} for d in _route_rows(_ctx(operation, ix), keys, parts))
+
+    updates, inserts = route(index)
     # a batch much smaller than the index; and an index whose hash collides for every key
     big = {f"other{i}": ("p1", "f9") for i in range(16 * len(keys))}
-    assert _route_rows(_ctx(operation, {**big, **index}), keys, parts) == (updates, inserts)
+    assert route({**big, **index}) == (updates, inserts)
     real = key_index._hash
     key_index._hash = lambda keys: np.zeros(len(keys), np.uint64)
     try:
-        assert _route_rows(_ctx(operation, {**big, **index}), keys, parts) == (updates, inserts)
+        assert route({**big, **index}) == (updates, inserts)
     finally:
         key_index._hash = real
     want_u, want_i = {}, {}
@@ -80,3 +83,21 @@ def test_partition_paths_vectorized_equal_values(rows, hive):
         segs = [keygen.DEFAULT_PARTITION if v is None or v == "" else keygen._text(v) for v in r]
         want.append("/".join(f"{f}={v}" if hive else v for f, v in zip(("s", "i", "b"), segs)))
     assert kg.partition_paths(table) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["f1", "f2", None]), min_size=1, max_size=40), st.data())
+def test_grouped_rows_and_their_take(labels, data):
+    """Rows grouped by label keep their order; taking them (a slice when they are one run) equals a gather."""
+    rows = np.arange(100, 100 + len(labels), dtype=np.int64)
+    groups = _group_rows(pa.array(labels, pa.string()), rows)
+    want: dict = {}
+    for label, r in zip(labels, rows.tolist()):
+        want.setdefault(label, []).append(r)
+    assert {k: v.tolist() for k, v in groups.items()} == want
+    table = pa.table({"x": pa.array(range(len(labels) + 5)), "s": pa.array([f"v{i}" for i in range(len(labels) + 5)])})
+    idx = np.array(sorted(data.draw(st.sets(st.integers(0, table.num_rows - 1)))), np.int64)
+    assert _take(table, idx).equals(table.take(pa.array(idx, pa.int64())))
+    start = data.draw(st.integers(0, table.num_rows - 1))
+    run = np.arange(start, table.num_rows, dtype=np.int64)
+    assert _take(table.column("s"), run).to_pylist() == table.column("s").to_pylist()[start:]

@@ -27,7 +27,7 @@ from .. import open_log
 from ..append_handle import rollback_block
 from ..log_file_name import make_write_token
 from ..log_writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
-from ..storage import Storage
+from ..storage import BackgroundSyncs, Storage
 from . import commit_metadata as cm
 from .file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from .markers import delete_markers, read_markers
@@ -39,10 +39,11 @@ from .write_errors import RollbackError
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
 
 
-def table_storage() -> Storage:
+def table_storage(syncs: BackgroundSyncs | None = None) -> Storage:
     """Storage for a table's log files on local disk. Hudi's ``StorageSchemes.FILE`` does not append
-    (only HDFS-like schemes do), so every writer on a local table opens a new log version."""
-    return Storage(supports_append=False)
+    (only HDFS-like schemes do), so every writer on a local table opens a new log version. ``syncs``:
+    the fsyncs run in the background until it waits (a write task, before it reports)."""
+    return Storage(supports_append=False, syncs=syncs)
 
 
 def _partition_dir(table_path: Path, partition: str) -> Path:

@@ -69,6 +69,7 @@ import pyarrow.compute as pc
 from ..deletes import DeleteRecord, OrderingKind
 from ..append_handle import META_FIELDS, RECORD_KEY, AppendHandle, avro_to_arrow_schema, schema_json
 from ..log_file_name import make_write_token
+from ..storage import BackgroundSyncs
 from . import markers
 from .base_file import base_file_name, conform, with_meta_columns, write_base_file, arrow_schema_for
 from .commit_metadata import empty_write_stat, write_stats
@@ -436,26 +437,36 @@ def _precombine_columns(ctx: WriteContext, table: pa.Table, keys, parts) -> list
     return np.sort(order.to_numpy()[last]).tolist()
 
 
-def _route_rows(ctx: WriteContext, keys, parts) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+def _route_rows(ctx: WriteContext, keys, parts) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
-    deletes), {partition: rows} for the others (inserts; dropped for a delete). Vectorized: one hash
-    lookup of every key in the index's keys, then a group-by."""
+    deletes), {partition: rows} for the others (inserts; dropped for a delete); rows ascending. Vectorized:
+    one hash lookup of every key in the index's keys, then a group-by."""
     n = len(keys)
     parts_arr = _strings(parts)
     fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
-    rows = pa.array(np.arange(n, dtype=np.int64))
-    is_update = pc.is_valid(fids)
-    updates = _group_rows(fids.filter(is_update), rows.filter(is_update))
-    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pc.invert(is_update)),
-                                                                rows.filter(pc.invert(is_update)))
+    rows = np.arange(n, dtype=np.int64)
+    is_update = pc.is_valid(fids).to_numpy(zero_copy_only=False)
+    updates = _group_rows(fids.filter(pa.array(is_update)), rows[is_update])
+    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pa.array(~is_update)), rows[~is_update])
     return updates, inserts
 
 
-def _group_rows(labels: pa.Array, rows: pa.Array) -> dict[str, list[int]]:
+def _group_rows(labels: pa.Array, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """{label: its rows, in their order}: a dictionary encoding and a stable sort of the codes."""
     if len(labels) == 0:
         return {}
-    g = pa.table({"l": labels, "r": rows}).group_by("l", use_threads=False).aggregate([("r", "list")])
-    return {label: sorted(rs) for label, rs in zip(g.column("l").to_pylist(), g.column("r_list").to_pylist())}
+    enc = pc.dictionary_encode(labels, null_encoding="encode")
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    bounds = np.cumsum(np.bincount(codes, minlength=len(enc.dictionary)))[:-1]
+    return dict(zip(enc.dictionary.to_pylist(), np.split(rows[np.argsort(codes, kind="stable")], bounds)))
+
+
+def _take(data, idx: np.ndarray):
+    """Rows ``idx`` (ascending) of a table or array: a slice, not a copy, when they are one run (an
+    upsert in the order the file groups were written)."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return data.slice(int(idx[0]), len(idx))
+    return data.take(pa.array(idx, pa.int64()))
 
 
 # ---- the worker -----------------------------------------------------------------------------------
@@ -548,17 +559,20 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
-    for fid, idx in updates.items():
-        g = ctx.file_groups[fid]
-        if props.is_mor:
-            stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token))
-        else:
-            key_list = keys.to_pylist() if key_list is None else key_list
-            stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token))
-    for part, idx in inserts.items():
-        for start in range(0, len(idx), ctx.records_per_file):
-            chunk = idx[start:start + ctx.records_per_file]
-            stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
+    # the log files are durable before this task reports them, not each before the next is encoded
+    with BackgroundSyncs() as syncs:
+        storage = table_storage(syncs)
+        for fid, idx in updates.items():
+            g = ctx.file_groups[fid]
+            if props.is_mor:
+                stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
+            else:
+                key_list = keys.to_pylist() if key_list is None else key_list
+                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token))
+        for part, idx in inserts.items():
+            for start in range(0, len(idx), ctx.records_per_file):
+                chunk = idx[start:start + ctx.records_per_file]
+                stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
     if hashes is not None and len(hashes) > 1 and np.any(hashes[1:] == hashes[:-1]):
         hashes = np.unique(hashes)  # the pairs that survived the precombine
     return TaskWrite(stats, hashes)
@@ -580,9 +594,8 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     name = base_file_name(fid, token, ctx.instant)
     write_partition_metadata(ctx.table_path, partition, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, partition, name, markers.CREATE)
-    taken = pa.array(idx, pa.int64())
-    data = table.take(taken)
-    ks = keys.take(taken).to_pylist()
+    data = _take(table, idx)
+    ks = _take(keys, idx).to_pylist()
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
                              task_partition_id=task_id)
     path = Path(ctx.table_path) / _rel(partition, name)
@@ -609,7 +622,7 @@ def _delete_record(ctx, key: str, partition: str, ordering, i) -> DeleteRecord:
     return DeleteRecord(key, partition, value, OrderingKind[kind])
 
 
-def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token) -> dict:
+def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, storage) -> dict:
     props = ctx.properties
     sizes = {}
     for opt, arg in (("hoodie.logfile.data.block.max.size", "max_block_size"),
@@ -619,20 +632,19 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
     key_spec = _arrow_key_field(ctx, table)
     handle = AppendHandle(ctx.table_path, g.partition, g.file_id, ctx.instant, ctx.schema,
                           key_spec or (lambda r: r[RECORD_KEY]), table_version=props.version, base_instant=g.base_instant,
-                          task_partition_id=task_id, write_token=token, storage=table_storage(),
+                          task_partition_id=task_id, write_token=token, storage=storage,
                           block_format=option(ctx.options, "hoodie.logfile.data.block.format", default="avro").lower(),
                           **sizes)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, str(handle.writer.log_file), markers.APPEND)
-    taken = pa.array(idx, pa.int64())
     if ctx.operation == "delete":
-        for i, key in zip(idx, keys.take(taken).to_pylist()):
+        for i, key in zip(idx.tolist(), _take(keys, idx).to_pylist()):
             handle.delete(key, g.partition, _delete_record(ctx, key, g.partition, ordering, i))
     else:
-        sub = table.take(taken)
+        sub = _take(table, idx)
         if key_spec is not None:  # the whole batch as columns (the handle checks and encodes them at once)
             handle.write_all(sub, is_update=True)
         else:
-            for key, rec in zip(keys.take(taken).to_pylist(), sub.to_pylist(maps_as_pydicts="strict")):
+            for key, rec in zip(_take(keys, idx).to_pylist(), sub.to_pylist(maps_as_pydicts="strict")):
                 rec[RECORD_KEY] = key
                 handle.write(rec, is_update=True)
     ws = handle.close()
@@ -662,7 +674,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     name = base_file_name(g.file_id, token, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.MERGE)
     old = pq.read_table(g.base_file) if g.base_file else None
-    incoming = {keys[i]: i for i in idx}
+    incoming = {keys[i]: i for i in idx.tolist()}
     event_time = props.merge_mode == EVENT_TIME and ordering is not None
     fields = props.ordering_fields
     keep_old: list[int] = []
