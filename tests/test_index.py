@@ -26,7 +26,12 @@ from test_hudi_rs_interop import FG_SF, write_table as write_log_only_table
 def _index(path) -> KeyIndex:
     props = read_properties(path)
     tl = Timeline(path, props)
-    return build_index(path, props, tl, latest_slices(path, props, tl))
+    index = build_index(path, props, tl, latest_slices(path, props, tl))
+    primed = index.__dict__.get("_sorted_cache")  # the lookup order the build's own hashing left
+    fresh = KeyIndex(index.keys, index.groups, index.locations)._sorted
+    if primed is not None:
+        assert np.array_equal(primed[0], fresh[0]) and np.array_equal(index.keys.take(primed[1]), index.keys.take(fresh[1]))
+    return index
 
 
 def _opts(table_type: str) -> dict[str, str]:

@@ -266,8 +266,11 @@ def _write_once(df, path: str, options: dict, mode: str, shuffle_keys: bool):
         raise
     try:
         ctx = tx.context
-        n = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
-            df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
+
+        def tasks() -> int:  # how many tasks a shuffle makes
+            return int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or max(
+                df.rdd.getNumPartitions(), df.sparkSession.sparkContext.defaultParallelism)
+
         key_fields = list(ctx.properties.record_key_fields)
         check_keys = False
         if ctx.properties.is_mor and not combines(ctx):
@@ -276,7 +279,7 @@ def _write_once(df, path: str, options: dict, mode: str, shuffle_keys: bool):
         elif ctx.properties.is_mor and key_fields and all(f in df.columns for f in key_fields):
             # MOR: tasks sharing a file group each write their own log file, which is valid, so one key
             # per task is all that is needed: checked at commit, or made so by a hash shuffle in the JVM
-            routed = df.repartition(n, *[F.col(f) for f in key_fields]) if shuffle_keys else df
+            routed = df.repartition(tasks(), *[F.col(f) for f in key_fields]) if shuffle_keys else df
             check_keys = not shuffle_keys
         else:  # COW: each file group's rows in one task, or two tasks would rewrite one base file
             out_schema = StructType(df.schema.fields + [StructField(ROUTE_COLUMN, StringType())])
@@ -291,7 +294,7 @@ def _write_once(df, path: str, options: dict, mode: str, shuffle_keys: bool):
                         fg = pc.if_else(new, pc.binary_join_element_wise("k:", keys, ""), fg)
                     yield b.append_column(ROUTE_COLUMN, fg)
 
-            routed = df.mapInArrow(add_route, out_schema).repartition(n, F.col(ROUTE_COLUMN))
+            routed = df.mapInArrow(add_route, out_schema).repartition(tasks(), F.col(ROUTE_COLUMN))
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:
             pickle.dump((tx, aside, check_keys), f)

@@ -107,9 +107,7 @@ class KeyIndex:
     def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
         cached = self.__dict__.get("_sorted_cache")
         if cached is None:
-            h = _hash(self.keys)
-            order = np.argsort(h, kind="stable")
-            cached = self.__dict__["_sorted_cache"] = (h[order], order)
+            cached = self.__dict__["_sorted_cache"] = _sorted_hashes(_hash(self.keys))
         return cached
 
     def positions(self, keys: pa.Array) -> np.ndarray:
@@ -121,7 +119,7 @@ class KeyIndex:
         keys = keys.cast(pa.string()) if keys.type != pa.string() else keys
         hs, order = self._sorted
         qh = _hash(keys)
-        qo = np.argsort(qh)  # sorted needles: each binary search starts where the last ended
+        qo = _arg_sort(qh)  # sorted needles: each binary search starts where the last ended
         lo = np.empty(n, np.int64)
         lo[qo] = np.searchsorted(hs, qh[qo], "left")
         last = len(hs) - 1
@@ -198,10 +196,23 @@ def _tmp_path(path) -> str:
     return f"{path}.tmp"
 
 
-def _hash(keys: pa.Array) -> np.ndarray:
+def _hash(keys) -> np.ndarray:
+    """64-bit hashes of string keys (an Arrow array or a polars Series), as this process's polars makes them."""
     import polars as pl
 
-    return pl.Series(keys).hash(seed=0).to_numpy()
+    return (keys if isinstance(keys, pl.Series) else pl.Series(keys)).hash(seed=0).to_numpy()
+
+
+def _arg_sort(h: np.ndarray) -> np.ndarray:
+    import polars as pl
+
+    return pl.Series(h).arg_sort().to_numpy().astype(np.int64)  # polars sorts in parallel, numpy does not
+
+
+def _sorted_hashes(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the hashes sorted, the order that sorts them): what lookups search."""
+    order = _arg_sort(h)
+    return h[order], order
 
 
 class DeferredIndex:
@@ -305,7 +316,10 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
         with ThreadPoolExecutor(max_workers=min(len(with_logs), os.cpu_count() or 1) or 1) as pool:
             exact.update(n for n, x in zip(with_logs, pool.map(log_only, with_logs)) if x)
     frame = _entries({n: (k, None) for n, k in base.items()})
-    repeats = frame.height > 0 and frame["k"].n_unique() != frame.height
+    # sorted hashes answer "does a key repeat?" (equal hashes: count exactly) and are the lookup order
+    hashed = _sorted_hashes(_hash(frame["k"]))
+    repeats = frame.height > 1 and bool(np.any(hashed[0][1:] == hashed[0][:-1])) \
+        and frame["k"].n_unique() != frame.height
     if repeats:
         shared = frame.filter(pl.col("k").is_duplicated())["g"].unique().to_list()
         exact.update(n for n in shared if tasks is not None and tasks.get(locs[n]) is not None
@@ -324,10 +338,15 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
             merged[n] = live
         frame = _entries(entries, merged)
         repeats = frame.height > 0 and frame["k"].n_unique() != frame.height
+        hashed = None
     if repeats:
         frame = frame.sort(["live", "g"], maintain_order=True).unique("k", keep="last", maintain_order=True)
-    return KeyIndex(frame["k"].to_arrow().cast(pa.string()) if frame.height else pa.array([], pa.string()),
-                    frame["g"].to_numpy() if frame.height else np.zeros(0, np.int32), locs)
+        hashed = None
+    index = KeyIndex(frame["k"].to_arrow().cast(pa.string()) if frame.height else pa.array([], pa.string()),
+                     frame["g"].to_numpy() if frame.height else np.zeros(0, np.int32), locs)
+    if hashed is not None:  # the keys as hashed: no second sort
+        index.__dict__["_sorted_cache"] = hashed
+    return index
 
 
 def _update_only_logs(timeline: Timeline, since: str) -> set[str]:
