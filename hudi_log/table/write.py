@@ -10,7 +10,9 @@ while workers write:
   write schema and snapshots the index into ``tx.context`` — a plain, picklable ``WriteContext``
   (``defer_index=True``: built in the background, the workers wait for it).
 * ``write_batches(ctx, batches, task_id)`` (worker): precombines, routes and writes file groups and
-  returns the write stats (plain dicts) of the files it wrote.
+  returns the write stats (plain dicts) of the files it wrote. ``write_task(..., digest=True)`` also
+  returns the :func:`key_digest` of the keys written, for a driver that did not bring one key's rows
+  into one worker: :func:`repeated_hashes` over the workers' digests finds a key two of them wrote.
 * ``tx.commit(stats)`` (driver): the completed instant, written last and atomically; ``tx.abort()``
   rolls the instant back.
 
