@@ -166,9 +166,10 @@ class HudiWriter(DataSourceArrowWriter):
         if self.retry_flag:  # hudi_log.spark.write: runs the write again, behind a key shuffle
             Path(self.retry_flag).touch()
         tasks = sum(1 for d in digests if d is not None and len(d))
+        op = ctx.operation if ctx.operation in ("upsert", "delete") else "insert"
         raise RepeatedKeyError(ctx.table_path, (
             f"rows of one record key came in more than one of the {tasks} Spark tasks, which cannot combine "
-            "them (hoodie.combine.before.upsert); the instant is rolled back. Write with hudi_log.spark.write"
+            f"them (hoodie.combine.before.{op}); the instant is rolled back. Write with hudi_log.spark.write"
             "(df, path, options), which brings one key's rows into one task, or coalesce the DataFrame to "
             "one partition"))
 
