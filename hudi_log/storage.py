@@ -87,9 +87,7 @@ class BackgroundSyncs:
         try:
             for f in pending:
                 f.result()
-        finally:
-            for f in pending:  # after a failure, still let the others finish before the pool goes
-                f.exception()
+        finally:  # after a failure too, the others finish before we return: shutdown waits for them
             if self._pool is not None:
                 self._pool.shutdown()
                 self._pool = None

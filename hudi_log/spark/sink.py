@@ -158,7 +158,7 @@ class HudiWriter(DataSourceArrowWriter):
             shutil.rmtree(self.aside, ignore_errors=True)
 
     def _check_repeated_keys(self, ctx, messages) -> None:
-        from ..table.write import repeated_hashes
+        from ..table.write import combine_option, repeated_hashes
 
         digests = [m.key_digest for m in messages if m is not None]
         if not repeated_hashes(digests):
@@ -166,10 +166,9 @@ class HudiWriter(DataSourceArrowWriter):
         if self.retry_flag:  # hudi_log.spark.write: runs the write again, behind a key shuffle
             Path(self.retry_flag).touch()
         tasks = sum(1 for d in digests if d is not None and len(d))
-        op = ctx.operation if ctx.operation in ("upsert", "delete") else "insert"
         raise RepeatedKeyError(ctx.table_path, (
             f"rows of one record key came in more than one of the {tasks} Spark tasks, which cannot combine "
-            f"them (hoodie.combine.before.{op}); the instant is rolled back. Write with hudi_log.spark.write"
+            f"them ({combine_option(ctx)}); the instant is rolled back. Write with hudi_log.spark.write"
             "(df, path, options), which brings one key's rows into one task, or coalesce the DataFrame to "
             "one partition"))
 

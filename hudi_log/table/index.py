@@ -209,6 +209,11 @@ def _arg_sort(h: np.ndarray) -> np.ndarray:
     return pl.Series(h).arg_sort().to_numpy().astype(np.int64)  # polars sorts in parallel, numpy does not
 
 
+def repeats(sorted_values: np.ndarray) -> int:
+    """How many values of a sorted array equal the one before them."""
+    return int(np.count_nonzero(sorted_values[1:] == sorted_values[:-1]))
+
+
 def _sorted_hashes(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the hashes sorted, the order that sorts them): what lookups search."""
     order = _arg_sort(h)
@@ -318,9 +323,8 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
     frame = _entries({n: (k, None) for n, k in base.items()})
     # sorted hashes answer "does a key repeat?" (equal hashes: count exactly) and are the lookup order
     hashed = _sorted_hashes(_hash(frame["k"]))
-    repeats = frame.height > 1 and bool(np.any(hashed[0][1:] == hashed[0][:-1])) \
-        and frame["k"].n_unique() != frame.height
-    if repeats:
+    repeated = repeats(hashed[0]) > 0 and frame["k"].n_unique() != frame.height
+    if repeated:
         shared = frame.filter(pl.col("k").is_duplicated())["g"].unique().to_list()
         exact.update(n for n in shared if tasks is not None and tasks.get(locs[n]) is not None
                      and tasks[locs[n]].log_files)
@@ -337,9 +341,9 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
                 entries[n] = (k, pc.is_in(k, value_set=live).to_numpy(zero_copy_only=False))
             merged[n] = live
         frame = _entries(entries, merged)
-        repeats = frame.height > 0 and frame["k"].n_unique() != frame.height
+        repeated = frame.height > 0 and frame["k"].n_unique() != frame.height
         hashed = None
-    if repeats:
+    if repeated:
         frame = frame.sort(["live", "g"], maintain_order=True).unique("k", keep="last", maintain_order=True)
         hashed = None
     index = KeyIndex(frame["k"].to_arrow().cast(pa.string()) if frame.height else pa.array([], pa.string()),

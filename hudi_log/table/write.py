@@ -78,7 +78,7 @@ from .commit_metadata import empty_write_stat, write_stats
 from .create import (
     check_table_matches, create_table, drop_metadata_table_if_asked, option, write_partition_metadata,
 )
-from .index import DeferredIndex, FileGroupInfo, KeyIndex, build_index, latest_slices
+from .index import DeferredIndex, FileGroupInfo, KeyIndex, build_index, latest_slices, repeats
 from .keygen import KeyGenerator
 from .properties import TableProperties, read_properties
 from .rollback import rollback, rollback_pending, table_storage
@@ -388,7 +388,7 @@ def _distinct(keys: pa.Array, digest: np.ndarray | None = None) -> bool:
     """No (partition, key) pair repeats: known from a digest without repeated hashes, else counted."""
     import polars as pl
 
-    if digest is not None and not np.any(digest[1:] == digest[:-1]):
+    if digest is not None and not repeats(digest):
         return True
     return pl.Series(keys).n_unique() == len(keys)
 
@@ -472,13 +472,19 @@ def _take(data, idx: np.ndarray):
 
 
 # ---- the worker -----------------------------------------------------------------------------------
+def combine_option(ctx: WriteContext) -> str:
+    """The Hudi option that says whether this operation combines rows of one key: ``hoodie.combine.
+    before.upsert`` / ``.delete``, and ``.insert`` for insert, bulk_insert and insert_overwrite."""
+    return f"hoodie.combine.before.{ctx.operation if ctx.operation in ('upsert', 'delete') else 'insert'}"
+
+
 def combines(ctx: WriteContext) -> bool:
-    """Whether rows of one key are combined before writing: Hudi's ``hoodie.combine.before.upsert`` /
-    ``.delete`` (default true) and ``.insert`` (default false; insert, bulk_insert, insert_overwrite).
-    Turned off, duplicates are written as they come, as Hudi does."""
-    op = ctx.operation if ctx.operation in ("upsert", "delete") else "insert"
-    default = "true" if op != "insert" else "false"
-    return option(ctx.options, f"hoodie.combine.before.{op}", default=default).lower() == "true"
+    """Whether rows of one key are combined before writing (:func:`combine_option`; default true for
+    upsert and delete, false for the inserts). Turned off, duplicates are written as they come, as
+    Hudi does."""
+    name = combine_option(ctx)
+    default = "false" if name.endswith(".insert") else "true"
+    return option(ctx.options, name, default=default).lower() == "true"
 
 
 def _to_table(batches) -> pa.Table | None:
@@ -522,7 +528,7 @@ def repeated_hashes(digests: Iterable[np.ndarray]) -> int:
         return 0
     h = np.concatenate(parts)
     h.sort(kind="stable")  # sorted runs: a merge
-    return int(np.count_nonzero(h[1:] == h[:-1]))
+    return repeats(h)
 
 
 def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
@@ -575,7 +581,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
             for start in range(0, len(idx), ctx.records_per_file):
                 chunk = idx[start:start + ctx.records_per_file]
                 stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
-    if hashes is not None and len(hashes) > 1 and np.any(hashes[1:] == hashes[:-1]):
+    if hashes is not None and repeats(hashes):
         hashes = np.unique(hashes)  # the pairs that survived the precombine
     return TaskWrite(stats, hashes)
 
