@@ -1,6 +1,6 @@
 """hudi-log: Apache Hudi Merge-On-Read log files without the JVM."""
 
-from .block import LogBlock
+from .format.block import LogBlock
 from .errors import (
     ContentError,
     CorruptBlockError,
@@ -11,12 +11,12 @@ from .errors import (
     ReverseReadError,
     TruncatedLogError,
 )
-from .grammar import BlockType, CommandBlockType, HeaderKey
-from .reader import open_log, read_reverse
-from .log_file_name import LogFileName
-from .log_writer import AppendResult, LogWriter
-from .storage import Storage
-from .writer import write_blocks
+from .format.grammar import BlockType, CommandBlockType, HeaderKey
+from .format.reader import open_log, read_reverse
+from .format.log_file_name import LogFileName
+from .log.writer import AppendResult, LogWriter
+from .log.storage import Storage
+from .format.framing import write_blocks
 
 __all__ = [
     "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "HeaderKey", "HudiLogError",
@@ -33,11 +33,11 @@ def __getattr__(name: str):
 
         return getattr(table, name)
     if name == "write_table":
-        from .table.write import write_table
+        from .table.write.client import write_table
 
         return write_table
     if name == "AppendHandle":
-        from .append_handle import AppendHandle
+        from .log.append_handle import AppendHandle
 
         return AppendHandle
     raise AttributeError(f"module 'hudi_log' has no attribute {name!r}")

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from hudi_log import open_log
-from hudi_log.append_handle import (
+from hudi_log.log.append_handle import (
     DEFAULT_MAX_BLOCK_SIZE,
     META_FIELDS,
     AppendHandle,
@@ -26,11 +26,11 @@ from hudi_log.append_handle import (
     schema_json,
     writer_schema,
 )
-from hudi_log.cli_write import write_block
-from hudi_log.deletes import OrderingKind
-from hudi_log.grammar import BlockType
-from hudi_log.log_file_name import LogFileName
-from hudi_log.storage import Storage
+from hudi_log.cli.logs import write_block
+from hudi_log.format.content.deletes import OrderingKind
+from hudi_log.format.grammar import BlockType
+from hudi_log.format.log_file_name import LogFileName
+from hudi_log.log.storage import Storage
 
 INSTANT = "20250101120000000"
 FILE_ID = "5d3a6f0e-1111-2222-3333-444455556666-0"
@@ -335,7 +335,7 @@ def test_blocks_flush_by_hudis_size_estimate(tmp_path):
         h.write(r)
     stats = h.close()
     blocks = blocks_of(tmp_path, stats)
-    from hudi_log.avro import encode_records
+    from hudi_log.format.content.avro import encode_records
 
     w = writer_schema(TABLE)
     sizes = [4 + len(d) for d in encode_records([{**r, **{

@@ -1,4 +1,4 @@
-"""Columnar decoding of Avro data blocks (hudi_log/avro_columnar.py) against the record path
+"""Columnar decoding of Avro data blocks (hudi_log/format/content/avro_columnar.py) against the record path
 (fastavro, record by record): every corpus Avro block, and blocks of hypothesis-generated schemas —
 nested records, arrays, maps, nullable unions, enums, fixed, logical types — must give equal Arrow
 tables. Schemas polars cannot decode (maps, multi-branch unions) must be declined up front."""
@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hudi_log import BlockType, LogBlock, open_log
-from hudi_log.avro import encode_records
-from hudi_log.avro_columnar import ColumnarDecodeError, columnar_supported, decode_block_content
+from hudi_log.format.content.avro import encode_records
+from hudi_log.format.content.avro_columnar import ColumnarDecodeError, columnar_supported, decode_block_content
 from hudi_log.errors import ContentError
-from hudi_log.grammar import avro_data_content
+from hudi_log.format.grammar import avro_data_content
 
 UTC = datetime.timezone.utc
 DT_MIN, DT_MAX = datetime.datetime(1900, 1, 1), datetime.datetime(2200, 1, 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from hudi_log.avro_columnar import ColumnarDecodeError, _check_lengths
+from hudi_log.format.content.avro_columnar import ColumnarDecodeError, _check_lengths
 
 
 def _body(datums: list[bytes]) -> bytes:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hudi_log import open_log, read_table
-from hudi_log.grammar import BlockType
+from hudi_log.format.grammar import BlockType
 
 hudi = pytest.importorskip("hudi")
 pa = pytest.importorskip("pyarrow")

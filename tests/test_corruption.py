@@ -28,9 +28,9 @@ from hudi_log import (
     open_log,
     read_reverse,
 )
-from hudi_log.avro import encode_records
+from hudi_log.format.content.avro import encode_records
 from hudi_log.cli import main as cli
-from hudi_log.grammar import MAGIC, avro_data_content
+from hudi_log.format.grammar import MAGIC, avro_data_content
 
 # --------------------------------------------------------------------------------------------------
 # helpers

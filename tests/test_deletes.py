@@ -15,7 +15,7 @@ from fastavro.schema import parse_schema, to_parsing_canonical_form
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hudi_log.deletes import (
+from hudi_log.format.content.deletes import (
     DELETE_RECORD_LIST_SCHEMA,
     ArrayItem,
     ArrayItemKind,

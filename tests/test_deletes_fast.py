@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from hudi_log import deletes
-from hudi_log.deletes import DeletePayloadError, DeleteRecord, OrderingKind, decode_delete_payload, \
+from hudi_log.format.content import deletes
+from hudi_log.format.content.deletes import DeletePayloadError, DeleteRecord, OrderingKind, decode_delete_payload, \
     encode_delete_payload
 
 

@@ -5,7 +5,7 @@
   (every record a generated object, the content parsed again): generated blocks and every Avro
   data block of the corpus.
 * ``columnar_encode`` against fastavro, datum by datum, on generated flat schemas and values: the
-  compiled encoder (``hudi_log._avro_rows``) and the pyarrow path alike.
+  compiled encoder (``hudi_log.format.content._avro_rows``) and the pyarrow path alike.
 * ``AppendHandle.write_all`` (dicts and Arrow, a batch at a time) against ``write`` record by
   record: the same files, blocks, stats and errors.
 * the grammar facts the fast path uses (prefix sizes, byte order) against the generated codec.
@@ -26,16 +26,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hudi_log import columnar_encode, grammar, open_log
-from hudi_log.append_handle import (
+from hudi_log import open_log
+from hudi_log.format import grammar
+from hudi_log.format.content import columnar_encode
+from hudi_log.log.append_handle import (
     RECORDS_PER_SIZE_ESTIMATE,
     AppendHandle,
     RecordError,
     avro_to_arrow_schema,
 )
-from hudi_log.block import LogBlock
-from hudi_log.grammar import BlockType, HeaderKey, HudiLog
-from hudi_log.writer import framed_avro_block
+from hudi_log.format.block import LogBlock
+from hudi_log.format.grammar import BlockType, HeaderKey, HudiLog
+from hudi_log.format.framing import framed_avro_block
 from test_append_handle import TABLE as TRIPS
 
 # ---- framing ------------------------------------------------------------------------------------
@@ -165,7 +167,7 @@ def encodings(plans, cols, n) -> dict[str, object]:
 def test_the_compiled_encoder_is_built_where_a_compiler_is():
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler on this machine: the package runs on the pyarrow encoder")
-    assert NATIVE is not None, "hudi_log._avro_rows was not built: pip install -e . should compile it"
+    assert NATIVE is not None, "hudi_log.format.content._avro_rows was not built: pip install -e . should compile it"
 
 
 @given(schemas_and_rows())
@@ -373,7 +375,7 @@ def test_float_packing_matches_struct():
 
 
 def test_wide_records_are_encoded_in_smaller_batches(tmp_path, monkeypatch):
-    import hudi_log.append_handle as ah
+    import hudi_log.log.append_handle as ah
 
     monkeypatch.setattr(ah, "COLUMNAR_BATCH_BYTES", 3 << 20)  # ~2 records of 1 MiB per pass
     schema = {"type": "record", "name": "r", "fields": [{"name": "k", "type": "string"}, {"name": "b", "type": "bytes"}]}

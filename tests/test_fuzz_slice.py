@@ -17,7 +17,7 @@ from tools.fuzz import harness  # noqa: E402
 from tools.fuzz.run import main as fuzz_main, run_range  # noqa: E402
 
 import hudi_log  # noqa: E402
-from hudi_log.grammar import MAGIC  # noqa: E402
+from hudi_log.format.grammar import MAGIC  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 import hudi_log
-from hudi_log import BlockType, HeaderKey, LogBlock, grammar
-from hudi_log.avro import encode_records
+from hudi_log import BlockType, HeaderKey, LogBlock
+from hudi_log.format import grammar
+from hudi_log.format.content.avro import encode_records
 from hudi_log.cli import main as cli
-from hudi_log.grammar import HudiLog
+from hudi_log.format.grammar import HudiLog
 
 REPO = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")

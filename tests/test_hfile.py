@@ -1,4 +1,4 @@
-"""Tests for hudi_log.hfile: every HFile block of the real corpus, plus synthetic and damaged files."""
+"""Tests for hudi_log.format.content.hfile: every HFile block of the real corpus, plus synthetic and damaged files."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from hudi_log import hfile
-from hudi_log.hfile import HFileContents, HFileError, read_hfile
+from hudi_log.format.content import hfile
+from hudi_log.format.content.hfile import HFileContents, HFileError, read_hfile
 
 HFILE_DATA_BLOCK = 4
 SCHEMA_HEADER = 2

@@ -23,8 +23,8 @@ import fastavro
 import pytest
 
 from hudi_log import open_log
-from hudi_log.append_handle import AppendHandle, schema_json
-from hudi_log.grammar import BlockType
+from hudi_log.log.append_handle import AppendHandle, schema_json
+from hudi_log.format.grammar import BlockType
 
 hudi = pytest.importorskip("hudi")
 pa = pytest.importorskip("pyarrow")

@@ -1,4 +1,4 @@
-"""The write index (``hudi_log.table.index``): which file group holds each record key.
+"""The write index (``hudi_log.table.write.index``): which file group holds each record key.
 
 ``build_index`` merges a slice only where liveness can matter (keys in several groups, keys only logs
 hold); these tests hold it equal to the plain definition — every slice merged through the reader — on
@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_log.table.index import KeyIndex, build_index, latest_slices
+from hudi_log.table.write.index import KeyIndex, build_index, latest_slices
 from hudi_log.table.properties import read_properties
-from hudi_log.table.read import HudiTable, read_slice
-from hudi_log.table.timeline import Timeline
-from hudi_log.table.write import write_table
+from hudi_log.table.read.query import HudiTable, read_slice
+from hudi_log.table.timeline.timeline import Timeline
+from hudi_log.table.write.client import write_table
 
 from test_hudi_rs_interop import FG_SF, write_table as write_log_only_table
 
@@ -130,7 +130,7 @@ def test_key_index_lookups_and_pickling():
 def test_logs_that_commits_wrote_only_updates_to_are_not_read(tmp_path, monkeypatch):
     """Hudi counts a record as an update only where the index placed it in the group, so the keys of a
     log that no commit wrote inserts to are the group's already: the build skips decoding them."""
-    import hudi_log.table.read as read_mod
+    import hudi_log.table.read.query as read_mod
 
     path = tmp_path / "t"
     opts, t = _opts("MERGE_ON_READ"), _rows
@@ -145,7 +145,7 @@ def test_logs_that_commits_wrote_only_updates_to_are_not_read(tmp_path, monkeypa
 
 
 def test_update_only_logs_need_every_stat_naming_the_file_clean():
-    from hudi_log.table.index import _update_only_logs
+    from hudi_log.table.write.index import _update_only_logs
 
     class Inst:
         def __init__(self, t):
@@ -170,9 +170,9 @@ def test_update_only_logs_need_every_stat_naming_the_file_clean():
 
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
 def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, table_type):
-    from hudi_log.table.index import DeferredIndex
+    from hudi_log.table.write.index import DeferredIndex
     from hudi_log.table.markers import marker_dir
-    from hudi_log.table.write import begin_write, write_batches
+    from hudi_log.table.write.client import begin_write, write_batches
 
     path = tmp_path / "t"
     opts, t = _opts(table_type), _rows
@@ -193,8 +193,8 @@ def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, tabl
 
 
 def test_deferred_index_stops_waiting_when_the_write_is_rolled_back(tmp_path):
-    from hudi_log.table.index import DeferredIndex
-    from hudi_log.table.write_errors import WriteError
+    from hudi_log.table.write.index import DeferredIndex
+    from hudi_log.table.errors import WriteError
 
     folder = tmp_path / ".hoodie" / ".temp" / "001"
     folder.mkdir(parents=True)
@@ -212,7 +212,7 @@ def test_a_write_committed_elsewhere_before_its_deferred_index_was_ready_leaves_
     """Spark commits in another process; with no rows to write, that can be before the driver's build
     finished. The driver then waits for its thread and removes whatever the build left."""
     from hudi_log.table.markers import marker_dir
-    from hudi_log.table.write import begin_write
+    from hudi_log.table.write.client import begin_write
 
     path = tmp_path / "t"
     opts = _opts("MERGE_ON_READ")

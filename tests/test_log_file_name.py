@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from hudi_log import LogFileNameError
-from hudi_log.log_file_name import (
+from hudi_log.format.log_file_name import (
     LOG_FILE_PATTERN,
     LogFileName,
     latest_log_file,

@@ -18,16 +18,16 @@ import pyarrow.fs as pafs
 import pytest
 
 from hudi_log import LogBlock, open_log
-from hudi_log.avro import encode_records
-from hudi_log.grammar import BlockType, HeaderKey, avro_data_content
-from hudi_log.log_file_name import LogFileName
-from hudi_log.log_writer import (
+from hudi_log.format.content.avro import encode_records
+from hudi_log.format.grammar import BlockType, HeaderKey, avro_data_content
+from hudi_log.format.log_file_name import LogFileName
+from hudi_log.log.writer import (
     DEFAULT_LOG_FILE_MAX_SIZE,
     AppendResult,
     LogWriter,
     LogWriterClosedError,
 )
-from hudi_log.storage import AppendNotSupportedError, BackgroundSyncs, Storage
+from hudi_log.log.storage import AppendNotSupportedError, BackgroundSyncs, Storage
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = {
@@ -186,7 +186,7 @@ def test_storage_subtree_and_forced_no_append(tmp_path):
 def test_background_syncs_outlive_the_file_and_report_failures(tmp_path, monkeypatch):
     """A writer given BackgroundSyncs: each append's fsync runs on a thread (of a duplicate descriptor,
     so the file closes at once); wait() returns when all are done and raises the first failure."""
-    import hudi_log.storage as storage_mod
+    import hudi_log.log.storage as storage_mod
 
     synced, real = [], os.fsync
     monkeypatch.setattr(storage_mod.os, "fsync", lambda fd: synced.append(os.fstat(fd).st_size) or real(fd))
@@ -354,7 +354,7 @@ def test_w6_many_concurrent_writer_processes(tmp_path, table_version):
         import sys, json, time
         sys.path.insert(0, {str(REPO / 'tests')!r})
         from test_log_writer import avro_block
-        from hudi_log.log_writer import LogWriter
+        from hudi_log.log.writer import LogWriter
         who, tv = sys.argv[1], int(sys.argv[2])
         w = LogWriter({str(tmp_path)!r}, "f", "100", table_version=tv, write_token="1-0-1")
         for i in range(20):
@@ -561,8 +561,8 @@ CRASH_CHILD = textwrap.dedent(
     import json, sys, time
     sys.path.insert(0, sys.argv[2])
     from test_log_writer import avro_block
-    from hudi_log.log_writer import LogWriter
-    from hudi_log.storage import Storage, _LocalOutput
+    from hudi_log.log.writer import LogWriter
+    from hudi_log.log.storage import Storage, _LocalOutput
 
     class Chunked(_LocalOutput):  # small writes, so a kill often lands inside a block
         def write(self, data):

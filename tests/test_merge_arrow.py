@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_log import write_blocks
-from hudi_log.avro_arrow import avro_to_arrow_schema
-from hudi_log.deletes import OrderingKind
+from hudi_log.format.content.avro_arrow import avro_to_arrow_schema
+from hudi_log.format.content.deletes import OrderingKind
 from hudi_log.table import HudiTable, read_table
-from hudi_log.table.merge import NotVectorizable, merge_slice
-from hudi_log.table.read import ReadContext, SliceTask, _scanner, read_slice
-from hudi_log.table.scanner import COMMIT_TIME, EVENT_TIME
+from hudi_log.table.read.merge import NotVectorizable, merge_slice
+from hudi_log.table.read.query import ReadContext, SliceTask, _scanner, read_slice
+from hudi_log.table.read.scanner import COMMIT_TIME, EVENT_TIME
 
 from test_scanner_scenarios import FILE_ID, SCHEMA, data_block, delete_block, make_records, rollback_block
 
@@ -94,8 +94,8 @@ def test_schema_evolution_across_blocks(tmp_path):
     import json
 
     from hudi_log import BlockType, LogBlock
-    from hudi_log.avro import encode_records
-    from hudi_log.grammar import avro_data_content
+    from hudi_log.format.content.avro import encode_records
+    from hudi_log.format.grammar import avro_data_content
 
     evolved = dict(SCHEMA, fields=SCHEMA["fields"] + [{"name": "extra", "type": ["null", "long"], "default": None}])
     recs = [dict(r, extra=7) for r in make_records("101", [1, 5], ts=1)]

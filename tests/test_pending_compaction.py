@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_log.append_handle import AppendHandle, schema_json, writer_schema
-from hudi_log.avro_arrow import avro_to_arrow_schema
+from hudi_log.log.append_handle import AppendHandle, schema_json, writer_schema
+from hudi_log.format.content.avro_arrow import avro_to_arrow_schema
 from hudi_log.table import HudiTable, read_table
 
 from test_hudi_rs_interop import COMMIT_METADATA_AVRO, SCHEMA, add_partition, hudi_rs_rows, init_table, trip

@@ -10,9 +10,9 @@ import struct
 import pytest
 
 from hudi_log import BlockType, LogBlock, ReverseReadError, open_log, read_reverse, write_blocks
-from hudi_log.avro import encode_records
-from hudi_log.grammar import MAGIC, avro_data_content, serialize_block
-from hudi_log.reader import MAX_MAP_ENTRIES
+from hudi_log.format.content.avro import encode_records
+from hudi_log.format.grammar import MAGIC, avro_data_content, serialize_block
+from hudi_log.format.reader import MAX_MAP_ENTRIES
 
 SCHEMA = {
     "type": "record", "name": "r",

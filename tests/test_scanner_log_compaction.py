@@ -4,9 +4,9 @@ block once, at the position of the newest instant it covers, and skips the block
 from __future__ import annotations
 
 from hudi_log import BlockType, LogBlock
-from hudi_log.avro import encode_records
-from hudi_log.grammar import avro_data_content
-from hudi_log.table.scanner import COMMIT_TIME, EVENT_TIME
+from hudi_log.format.content.avro import encode_records
+from hudi_log.format.grammar import avro_data_content
+from hudi_log.table.read.scanner import COMMIT_TIME, EVENT_TIME
 
 from test_scanner_scenarios import SCHEMA, SCHEMA_JSON, data_block, keys, log, make_records, truncated_header  # noqa: F401
 

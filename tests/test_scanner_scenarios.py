@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from hudi_log import BlockType, LogBlock, open_log, write_blocks
-from hudi_log.avro import encode_records
-from hudi_log.deletes import DeleteRecord, OrderingKind, encode_delete_payload
-from hudi_log.grammar import MAGIC, avro_data_content, delete_content
-from hudi_log.table.scanner import COMMIT_TIME, EVENT_TIME, MergedLogScanner
+from hudi_log.format.content.avro import encode_records
+from hudi_log.format.content.deletes import DeleteRecord, OrderingKind, encode_delete_payload
+from hudi_log.format.grammar import MAGIC, avro_data_content, delete_content
+from hudi_log.table.read.scanner import COMMIT_TIME, EVENT_TIME, MergedLogScanner
 
 PARTITION = "p1"
 FILE_ID = "fg1"

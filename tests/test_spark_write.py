@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_log.table import read_properties, read_table
-from hudi_log.table.timeline import Timeline
+from hudi_log.table.timeline.timeline import Timeline
 
 hudi = pytest.importorskip("hudi")
 pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
@@ -231,7 +231,7 @@ def test_index_built_beside_the_job_and_its_failure(spark, tmp_path, monkeypatch
     """MOR: write() builds the index on the driver while the job starts; the tasks wait for its file.
     Nothing of it stays after the commit; a failed build fails the tasks with its reason and the
     instant is rolled back."""
-    import hudi_log.table.write as write_mod
+    import hudi_log.table.write.client as write_mod
 
     path = str(tmp_path / "t")
     o = opts("MERGE_ON_READ", 8)

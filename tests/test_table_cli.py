@@ -2,7 +2,7 @@ import json
 
 from click.testing import CliRunner
 
-from hudi_log.cli_table import read_cmd, table_cmd
+from hudi_log.cli.tables import read_cmd, table_cmd
 
 
 def test_table_json(corpus_tables):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from hudi_log.table import (HudiTable, NotAHudiTableError, TablePropertiesError, UnsupportedTableVersionError,
                             read_properties, read_table)
-from hudi_log.table.timeline import TimelineError
+from hudi_log.table.timeline.timeline import TimelineError
 
 hudi = pytest.importorskip("hudi")
 

@@ -15,13 +15,13 @@ from fastavro.schema import parse_schema, to_parsing_canonical_form
 
 from hudi_log.cli import main
 from hudi_log.table import HudiTable, read_table
-from hudi_log.table.clean import (CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, CleanError, clean,
+from hudi_log.table.services.clean import (CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA, CleanError, clean,
                                   earliest_commit_to_retain)
-from hudi_log.table.compaction import (COMPACTION_PLAN_SCHEMA, CompactionError, compact,
+from hudi_log.table.services.compaction import (COMPACTION_PLAN_SCHEMA, CompactionError, compact,
                                        pending_compactions, read_compaction_plan, run_compaction,
                                        schedule_compaction)
-from hudi_log.table.timeline import read_instant_metadata
-from hudi_log.table.write import begin_write, write_table
+from hudi_log.table.timeline.timeline import read_instant_metadata
+from hudi_log.table.write.client import begin_write, write_table
 from hudi_rs_oracle import hudi_rs_rows
 
 hudi = pytest.importorskip("hudi")
@@ -230,7 +230,7 @@ def test_clean_spares_pending_compaction_and_finishes_a_killed_clean(tmp_path, m
     write_table(base, batch([("k1", "v5")], 6), "upsert", o)
     compact(base)
     write_table(base, batch([("k1", "v6")], 7), "upsert", o)
-    import hudi_log.table.clean as cl
+    import hudi_log.table.services.clean as cl
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt  # the process dies after clean.inflight, before deleting anything

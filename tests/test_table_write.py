@@ -16,13 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from hudi_log import open_log, write_table
-from hudi_log.grammar import BlockType
+from hudi_log.format.grammar import BlockType
 from hudi_log.table import read_properties, read_table
-from hudi_log.table.create import TableMismatchError
-from hudi_log.table.rollback import rollback
-from hudi_log.table.timeline import Timeline
-from hudi_log.table.write import begin_write, key_digest, repeated_hashes, route, write_batches, write_task
-from hudi_log.table.write_errors import RecordKeyError, RollbackError, SchemaEvolutionError
+from hudi_log.table.write.create import TableMismatchError
+from hudi_log.table.services.rollback import rollback
+from hudi_log.table.timeline.timeline import Timeline
+from hudi_log.table.write.client import begin_write, key_digest, repeated_hashes, route, write_batches, write_task
+from hudi_log.table.errors import RecordKeyError, RollbackError, SchemaEvolutionError
 
 hudi = pytest.importorskip("hudi")
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
@@ -389,7 +389,7 @@ def test_delete_of_unknown_keys_is_an_empty_commit_both_readers_read(tmp_path, t
 
 
 def test_interrupted_rollback_is_finished_by_the_next_write(tmp_path, monkeypatch):
-    from hudi_log.table import rollback as rb
+    from hudi_log.table.services import rollback as rb
 
     path = tmp_path / "t"
     o = opts("MERGE_ON_READ", 6)
@@ -507,7 +507,7 @@ def test_upsert_and_delete_into_a_table_hudi_wrote(tmp_path, corpus_tables, name
 
 def test_a_table_with_a_metadata_table_is_refused_without_the_option(tmp_path, corpus_tables):
     import shutil
-    from hudi_log.table.create import MetadataTableError
+    from hudi_log.table.write.create import MetadataTableError
 
     name = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
     path = tmp_path / name

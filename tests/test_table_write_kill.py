@@ -28,9 +28,9 @@ hudi = pytest.importorskip("hudi")
 
 from hudi_log.cli import main  # noqa: E402
 from hudi_log.table import HudiTable, read_table  # noqa: E402
-from hudi_log.table.compaction import schedule_compaction  # noqa: E402
-from hudi_log.table.file_system_view import parse_base_file_name, parse_log_file_name  # noqa: E402
-from hudi_log.table.write import write_table  # noqa: E402
+from hudi_log.table.services.compaction import schedule_compaction  # noqa: E402
+from hudi_log.table.view.file_system_view import parse_base_file_name, parse_log_file_name  # noqa: E402
+from hudi_log.table.write.client import write_table  # noqa: E402
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,11 +40,11 @@ PARTS = 6
 WORKER = r"""
 import json, sys, time
 import pyarrow as pa
-from hudi_log.table.write import write_table
-from hudi_log.table.compaction import run_compaction
+from hudi_log.table.write.client import write_table
+from hudi_log.table.services.compaction import run_compaction
 job = json.loads(sys.argv[1])
 if job.get("hold"):  # fault injection: stop just before the instant completes, every data file written
-    from hudi_log.table.timeline_writer import TimelineWriter
+    from hudi_log.table.timeline.writer import TimelineWriter
     def held(self, *a, **k):
         print("holding", flush=True)
         time.sleep(600)

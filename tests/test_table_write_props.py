@@ -40,9 +40,9 @@ from hypothesis import strategies as st  # noqa: E402
 hudi = pytest.importorskip("hudi")
 
 from hudi_log.table import HudiTable, read_table  # noqa: E402
-from hudi_log.table.clean import clean, earliest_commit_to_retain  # noqa: E402
-from hudi_log.table.compaction import compact, run_compaction, schedule_compaction  # noqa: E402
-from hudi_log.table.write import write_table  # noqa: E402
+from hudi_log.table.services.clean import clean, earliest_commit_to_retain  # noqa: E402
+from hudi_log.table.services.compaction import compact, run_compaction, schedule_compaction  # noqa: E402
+from hudi_log.table.write.client import write_table  # noqa: E402
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
 
 KEYS = [f"k{i:02d}" for i in range(10)]

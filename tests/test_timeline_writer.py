@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from hudi_log.table import read_properties
-from hudi_log.table.create import (
+from hudi_log.table.write.create import (
     TableMismatchError, TableOptionsError, create_table, partition_depth, write_partition_metadata,
 )
 from hudi_log.table.properties import parse_java_properties
-from hudi_log.table.timeline import Timeline, read_instant_metadata
-from hudi_log.table.timeline_writer import TimelineWriter, instant_after
+from hudi_log.table.timeline.timeline import Timeline, read_instant_metadata
+from hudi_log.table.timeline.writer import TimelineWriter, instant_after
 
 SCHEMA = {"type": "record", "name": "t_record", "namespace": "hoodie.t",
           "fields": [{"name": "id", "type": ["null", "long"], "default": None}]}

@@ -8,11 +8,11 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_log.table import keygen
-from hudi_log.table import index as key_index
-from hudi_log.table.index import KeyIndex
-from hudi_log.table.keygen import KeyGenerator
-from hudi_log.table.write import WriteContext, _group_rows, _precombine, _precombine_columns, _route_rows, _take
+from hudi_log.table.write import keygen
+from hudi_log.table.write import index as key_index
+from hudi_log.table.write.index import KeyIndex
+from hudi_log.table.write.keygen import KeyGenerator
+from hudi_log.table.write.client import WriteContext, _group_rows, _precombine, _precombine_columns, _route_rows, _take
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
 PARTS = st.sampled_from(["p1", "p2"])

@@ -23,8 +23,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from ..errors import HudiLogError
-from ..grammar import BlockType
-from ..log_file_name import LogFileName
+from ..format.grammar import BlockType
+from ..format.log_file_name import LogFileName
 
 SCHEMA_DDL = (
     "path string, offset bigint, length bigint, magic_offset bigint, format_version int, block_type string, "
@@ -122,7 +122,7 @@ def _record_count(block) -> int | None:
 
 def scan_file(path: str) -> list[dict]:
     """The rows of one log file (a single ``error`` row when the file cannot be read)."""
-    from .. import open_log
+    from ..format.reader import open_log
 
     rows: list[dict] = []
     try:

@@ -9,9 +9,9 @@ Read::
          .option("hoodie.datasource.read.end.instanttime", T2)
          .load(path)
 
-The table is planned once on the driver (:meth:`hudi_log.table.read.HudiTable.plan`): the schema, with
+The table is planned once on the driver (:meth:`hudi_log.table.read.query.HudiTable.plan`): the schema, with
 the ``_hoodie_*`` meta columns first, is the plan's; each input partition is one file slice, or a group
-of small ones; each is merged in a Python worker by :func:`hudi_log.table.read.read_slice` and handed to
+of small ones; each is merged in a Python worker by :func:`hudi_log.table.read.query.read_slice` and handed to
 Spark as Arrow record batches. Filters on partition columns (``=``, ``<``, ``<=``, ``>``, ``>=``,
 ``IN``) prune file slices at planning time; Spark still applies every filter to the rows.
 
@@ -65,7 +65,7 @@ def read_args(options) -> dict:
 
 
 def _plan(options, filters=()):
-    from ..table.read import HudiTable
+    from ..table.read.query import HudiTable
 
     path = options.get("path")
     if not path:
@@ -128,7 +128,7 @@ class HudiReader(DataSourceReader):
         return [SlicesPartition(g) for g in groups]
 
     def read(self, partition: SlicesPartition) -> Iterator[pa.RecordBatch]:
-        from ..table.read import read_slice
+        from ..table.read.query import read_slice
 
         ctx = self.plan.context
         _, target = spark_arrow_schema(ctx.schema)

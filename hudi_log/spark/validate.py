@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from ..reader import RULES
+from ..format.reader import RULES
 
 
 @dataclass

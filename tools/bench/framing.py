@@ -42,8 +42,8 @@ CHUNK = MIB
 def write_file(path: Path, size: int, block_bytes: int) -> tuple[int, int]:
     """Write about ``size`` bytes of Avro data blocks; returns (blocks, bytes)."""
     from hudi_log import LogBlock
-    from hudi_log.avro import encode_records
-    from hudi_log.grammar import avro_data_content
+    from hudi_log.format.content.avro import encode_records
+    from hudi_log.format.grammar import avro_data_content
 
     per_block = max(1, block_bytes // MIB)
     # a few distinct payloads; blocks differ in their instant time and keys

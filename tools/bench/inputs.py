@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from hudi_log.append_handle import AppendHandle, schema_json
-from hudi_log.table.create import create_table, write_partition_metadata
-from hudi_log.table.timeline_writer import TimelineWriter
+from hudi_log.log.append_handle import AppendHandle, schema_json
+from hudi_log.table.write.create import create_table, write_partition_metadata
+from hudi_log.table.timeline.writer import TimelineWriter
 
 TABLE_NAME = "bench_trips"
 TABLE = {

@@ -56,11 +56,11 @@ def _read_file(path: str) -> int:
 # ---- measurements: name -> setup(args) -> (operation, units) -----------------------------------------
 def read_hudi_log(args):
     import hudi_log
-    import hudi_log.table.read  # noqa: F401  (imported by setup, as hudi-rs's module is)
+    import hudi_log.table.read.query  # noqa: F401  (imported by setup, as hudi-rs's module is)
 
     if args.get("profile"):
         # profile the work where cProfile sees it: one thread instead of the reader's pool
-        from hudi_log.table.read import HudiTable, read_plan
+        from hudi_log.table.read.query import HudiTable, read_plan
 
         return lambda: read_plan(HudiTable(args["table"]).plan(), workers=1).num_rows
 
@@ -105,7 +105,7 @@ def _write_records(args):
 
 
 def _write_with(args, data, one_by_one: bool = False) -> Callable[[], int]:
-    from hudi_log.append_handle import AppendHandle
+    from hudi_log.log.append_handle import AppendHandle
     from tools.bench.inputs import TABLE
     from tools.bench.write import FILE_ID, INSTANT, PARTITION
 
@@ -139,7 +139,7 @@ def write_one_by_one(args):
 def write_fastavro(args):
     import fastavro
 
-    from hudi_log.append_handle import writer_schema
+    from hudi_log.log.append_handle import writer_schema
     from tools.bench.inputs import TABLE
     from tools.bench.write import with_meta
 

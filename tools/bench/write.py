@@ -40,7 +40,7 @@ if str(REPO) not in sys.path:
 
 import fastavro  # noqa: E402
 
-from hudi_log.append_handle import AppendHandle, writer_schema  # noqa: E402
+from hudi_log.log.append_handle import AppendHandle, writer_schema  # noqa: E402
 from tools.bench.inputs import TABLE, trip_columns  # noqa: E402
 INSTANT = "20250101000000000"
 FILE_ID = "bench0000-0000-0000-0000-000000000000-0"

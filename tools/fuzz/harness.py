@@ -47,7 +47,7 @@ from typing import Callable, Protocol, Sequence
 import hudi_log
 from hudi_log import BlockType, HudiLogError, LogBlock
 from hudi_log.errors import CorruptBlockError, NotALogFileError, ReverseReadError, TruncatedLogError
-from hudi_log.grammar import MAGIC
+from hudi_log.format.grammar import MAGIC
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,8 +177,8 @@ SCHEMA = {
 
 
 def avro_block(n: int, instant: str, start: int = 0) -> LogBlock:
-    from hudi_log.avro import encode_records
-    from hudi_log.grammar import avro_data_content
+    from hudi_log.format.content.avro import encode_records
+    from hudi_log.format.grammar import avro_data_content
 
     recs = [
         {"_hoodie_record_key": f"key_{i}", "value": i / 7, "n": None if i % 3 else i, "tags": ["a", "b"][: i % 3]}
@@ -189,8 +189,8 @@ def avro_block(n: int, instant: str, start: int = 0) -> LogBlock:
 
 
 def delete_block(keys: Sequence[str], instant: str) -> LogBlock:
-    from hudi_log.deletes import DeleteRecord, encode_delete_payload
-    from hudi_log.grammar import delete_content
+    from hudi_log.format.content.deletes import DeleteRecord, encode_delete_payload
+    from hudi_log.format.grammar import delete_content
 
     payload = encode_delete_payload([DeleteRecord.of(k, "p1", i) for i, k in enumerate(keys)])
     return LogBlock.new("DELETE_BLOCK", {"INSTANT_TIME": instant}, delete_content(3, payload))
@@ -203,7 +203,7 @@ def rollback_block(instant: str, target: str) -> LogBlock:
 
 
 def legacy_block(content: bytes) -> bytes:
-    from hudi_log.grammar import serialize_block
+    from hudi_log.format.grammar import serialize_block
 
     return serialize_block(0, None, (), content)
 

@@ -137,9 +137,9 @@ def _run_atheris(args) -> int:
 
     with atheris.instrument_imports():
         import hudi_log  # noqa: F401
-        import hudi_log.avro  # noqa: F401
-        import hudi_log.deletes  # noqa: F401
-        import hudi_log.hfile  # noqa: F401
+        import hudi_log.format.content.avro  # noqa: F401
+        import hudi_log.format.content.deletes  # noqa: F401
+        import hudi_log.format.content.hfile  # noqa: F401
         from tools.fuzz import harness
     bases = load_bases(not args.no_corpus, not args.no_generated)
     print(f"{len(bases)} base files loaded", flush=True)

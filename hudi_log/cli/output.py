@@ -1,0 +1,37 @@
+"""What every `hudi-log` command shares: JSON for values Avro and Arrow hand back, and the one-line
+failure message on stderr."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import sys
+import uuid
+from typing import Any
+
+import click
+
+
+def _json_default(value: Any):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if hasattr(value, "name") and hasattr(value, "value"):  # enums
+        return value.name
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def dumps(value: Any, **kw) -> str:
+    return json.dumps(value, default=_json_default, ensure_ascii=False, **kw)
+
+
+def fail(message: str, code: int = 2) -> None:
+    click.echo(f"hudi-log: {message}", err=True)
+    sys.exit(code)

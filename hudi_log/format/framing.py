@@ -1,0 +1,72 @@
+"""Writing blocks to a log file; every byte comes from the grammar's serializer.
+
+This is the plain "put these blocks in this file" helper. ``hudi_log.log.writer.LogWriter`` is the
+writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, rollover), and
+``hudi_log.log.append_handle.AppendHandle`` the one that turns records and deletes into blocks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import BinaryIO, Iterable, Mapping, Sequence, Union
+
+from . import grammar
+from .block import LogBlock
+from .grammar import BlockType, HeaderKey
+from .source import JoinedSource
+
+
+def write_blocks(dest: Union[str, os.PathLike, BinaryIO], blocks: Iterable[LogBlock], append: bool = False) -> int:
+    """Write ``blocks`` to ``dest`` (a path, or a binary file) and return the bytes written.
+
+    Every block is serialized before the file is touched, so a block the grammar refuses leaves
+    ``dest`` as it was. A path is created (or appended to with ``append=True``), flushed and synced.
+    """
+    data = [part for block in blocks for part in block.byte_parts()]
+    if isinstance(dest, (str, os.PathLike)):
+        with open(dest, "ab" if append else "wb") as f:
+            n = sum(f.write(chunk) for chunk in data)
+            f.flush()
+            os.fsync(f.fileno())
+            return n
+    return sum(dest.write(chunk) for chunk in data)
+
+
+@dataclass(eq=False)
+class FramedBlock(LogBlock):
+    """A new block whose bytes are already framed by ``grammar.frame_block_parts``: ``byte_parts()``
+    gives the framing and the content's chunks as they are, ``to_bytes()`` them joined, instead of
+    parsing the content and serializing it again. Its ``_source`` is the :class:`JoinedSource` of
+    those pieces."""
+
+    def to_bytes(self) -> bytes:
+        return self._source.data
+
+    def byte_parts(self) -> list:
+        return self._source.parts
+
+
+def framed_avro_block(
+    block_type: BlockType | str,
+    header: Mapping[HeaderKey | str, str],
+    content_version: int,
+    record_count: int,
+    records: Sequence[bytes | bytearray | memoryview],
+) -> FramedBlock:
+    """An Avro data / CDC block from its records as they sit in the content, given in chunks: each
+    datum behind its length prefix (``grammar.avro_record_prefix``), ``record_count`` of them.
+
+    The header entries are ordered as ``LogBlock.new`` orders them; the bytes equal
+    ``LogBlock.new(block_type, header, grammar.avro_data_content(...)).to_bytes()``.
+    """
+    proto = LogBlock.new(block_type, header)
+    if proto.block_type not in grammar.RECORD_BLOCK_TYPES:
+        raise ValueError(f"{proto.block_type_name} does not hold Avro records")
+    prefix = grammar.avro_content_prefix(content_version, record_count)
+    parts, content_offset = grammar.frame_block_parts(proto.block_type, proto.header_entries, [prefix, *records])
+    return FramedBlock(
+        offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
+        header_entries=proto.header_entries, content_offset=content_offset,
+        content_length=len(prefix) + sum(len(r) for r in records), _source=JoinedSource(parts),
+    )

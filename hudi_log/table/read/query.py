@@ -1,0 +1,490 @@
+"""Queries on a Hudi table: snapshot (with time travel), read-optimized and incremental.
+
+* snapshot: latest file slice of every visible file group, base rows merged with the merged log scanner
+  (MOR), bounded by ``as_of`` (a completed instant; None = the latest completed write instant).
+* read_optimized: base files of those slices only (log files ignored).
+* incremental: the records changed by the instants in a range, at their merged state as of the range's
+  last instant (Hudi's MOR incremental relations merge, then filter on ``_hoodie_commit_time``):
+  * table version ≥ 8 (Hudi 1.x Spark ``MergeOnReadIncrementalRelationV2``: ``IncrementalQueryAnalyzer``
+    with ``RangeType.OPEN_CLOSED``): ``begin`` and ``end`` are *completion* times — the write instants
+    that completed in (begin, end]; the snapshot is taken as of the last of them (by requested time).
+    hudi-rs 0.5.0 does the same. Passing an instant's *requested* time as ``begin`` therefore includes
+    that instant (it completed after it was requested).
+  * table version < 8 (Hudi's V1 relation): requested times, ``begin`` exclusive, ``end`` inclusive —
+    ``begin < _hoodie_commit_time <= end``, snapshot as of ``end``.
+
+Reading is planned, then done one file slice at a time (the unit a parallel reader or Spark hands out)::
+
+    plan = HudiTable(path).plan(query="snapshot", as_of=None, begin=None, end=None,
+                                columns=None, filters=None)          # -> ReadPlan
+    plan.schema        # pa.Schema of the result, known before any slice is read
+    plan.tasks         # list[SliceTask]: picklable, paths as str, one per file slice
+    read_slice(plan, task)          # -> pa.Table conforming to plan.schema
+    read_slice(plan.context, task)  # the same in another process (ReadContext is picklable)
+    read_plan(plan)                 # every slice, concatenated (= read_table); iter_plan(plan) streams
+                                    # them in order, read in parallel with bounded look-ahead
+
+The schema is fixed at planning time, without reading any slice's data: the newest visible base file's
+Parquet schema (its footer), then the columns only older base files have (their footers — Hudi reads with
+the latest table schema, and the v9 epochmillis table changes a partition column's type between files),
+then the fields of the latest completed commit's Avro schema (``extraMetadata.schema``, or
+``hoodie.table.create.schema``) that no base file has (log-only columns, schema evolution), all nullable,
+``_hoodie_*`` meta columns first. Rows from older files are null-filled for columns they lack.
+
+``columns`` projects after the merge; ``filters`` is a list of ``(column, op, value)`` with op in
+``= == != < <= > >= in not in`` applied after the merge (per slice: filters are row-wise). Filters on
+partition columns also prune slices at planning time when the partition path states the value
+(simple/complex key generators; never for timestamp-based or custom ones, whose paths are formatted).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import unquote
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
+from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
+from ..view.file_system_view import FileSlice, FileSystemView
+from ..view.base_file import conform
+from .merge import NotVectorizable, merge_slice
+from ..properties import TableError, read_properties
+from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine
+from ..timeline.timeline import Timeline
+
+QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
+META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+                "_hoodie_file_name")
+_DEFAULT_PARTITIONS = {"__HIVE_DEFAULT_PARTITION__", "default"}
+
+
+class QueryError(TableError):
+    """A query cannot run as asked (bad query type or bounds)."""
+
+
+@dataclass(frozen=True)
+class SliceTask:
+    """One file slice to read: plain data (paths as str) so it pickles to a worker process."""
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: str | None
+    log_files: tuple[str, ...]
+    size: int  # bytes on disk (base + logs), for scheduling
+
+    @classmethod
+    def of(cls, s: FileSlice, merge_logs: bool) -> "SliceTask":
+        logs = tuple(str(lf.path) for lf in s.log_files) if merge_logs else ()
+        size = (s.base_file.size if s.base_file else 0) + (sum(lf.size for lf in s.log_files) if merge_logs else 0)
+        return cls(s.partition, s.file_id, s.base_instant, str(s.base_file.path) if s.base_file else None, logs, size)
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """Everything a worker needs to read a slice, fixed at planning time (picklable)."""
+    table_path: str
+    query: str
+    bound: str | None  # as_of / end (requested time); None = no completed commit
+    begin: str | None  # incremental, table version < 8: exclusive lower bound on commit time
+    table_version: int
+    ordering_fields: tuple[str, ...]
+    merge_mode: str
+    key_fields: tuple[str, ...]
+    completed: frozenset[str]
+    timeline_start: str | None
+    table_schema: pa.Schema  # the merged rows' schema (before projection)
+    columns: tuple[str, ...] | None = None
+    filters: tuple[tuple, ...] = ()
+    commit_times: frozenset[str] | None = None  # incremental, table version ≥ 8: the instants in range
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The output schema: ``table_schema`` projected on ``columns``."""
+        if not self.columns:
+            return self.table_schema
+        return pa.schema([self.table_schema.field(c) for c in self.columns])
+
+
+@dataclass
+class ReadPlan:
+    context: ReadContext
+    tasks: list[SliceTask] = field(default_factory=list)
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.context.schema
+
+
+class HudiTable:
+    """A Hudi table opened for reading: properties, timeline and file-system views."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.properties = read_properties(self.path)
+        self.timeline = Timeline(self.path, self.properties)
+
+    def view(self, as_of: str | None = None) -> FileSystemView:
+        return FileSystemView(self.path, self.properties, self.timeline, as_of)
+
+    def _bound(self, as_of: str | None) -> str | None:
+        if as_of is None:
+            latest = self.timeline.latest_completed_commit()
+            return latest.requested_time if latest else None
+        return _normalise_instant(as_of)
+
+    def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
+             filters=None) -> ReadPlan:
+        """The slices to read for a query, and the result's schema (no slice data is read)."""
+        if query not in QUERY_TYPES:
+            raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
+        props = self.properties
+        commit_times = None
+        if query == "incremental":
+            if begin is None:
+                raise QueryError(self.path, "an incremental query needs begin")
+            if props.version >= 8:
+                commit_times, bound = self._completed_between(_normalise_instant(begin),
+                                                              None if end is None else _normalise_instant(end))
+            else:
+                bound = self._bound(end)
+        else:
+            bound = self._bound(as_of)
+        cols = tuple(columns) if columns else None
+        flts = tuple(tuple(f) for f in filters or ())
+        for f in flts:
+            _check_filter(f)
+        base_ctx = dict(table_path=str(self.path), query=query, bound=bound,
+                        begin=_normalise_instant(begin) if begin is not None else None,
+                        table_version=props.version, ordering_fields=tuple(props.ordering_fields),
+                        merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
+                        completed=frozenset(self.timeline.completed_commit_times()),
+                        timeline_start=min((i.requested_time for i in self.timeline.instants), default=None),
+                        columns=cols, filters=flts, commit_times=commit_times)
+        if bound is None:  # no completed commit yet: an empty table
+            ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
+            _check_columns(ctx, cols, flts)
+            return ReadPlan(ctx, [])
+        for inst in self.timeline.completed_commits():  # a corrupt commit file is an error naming it
+            if inst.requested_time <= bound:
+                self.timeline.commit_metadata(inst)
+        fs = self.view(bound)
+        slices = fs.latest_file_slices()
+        merge_logs = query != "read_optimized" and props.is_mor
+        ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
+        _check_columns(ctx, cols, flts)
+        tasks = [SliceTask.of(s, merge_logs) for s in slices]
+        tasks = [t for t in tasks if t.base_file or t.log_files]
+        tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
+        return ReadPlan(ctx, tasks)
+
+    def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
+        """Write instants completed in (begin, end] (completion times), and the last one's requested time."""
+        done = [i for i in self.timeline.completed_commits()
+                if begin < (i.completion_time or i.requested_time) and (end is None or (i.completion_time or i.requested_time) <= end)]
+        return frozenset(i.requested_time for i in done), (done[-1].requested_time if done else None)
+
+    def _commit_schema(self, bound: str) -> dict | None:
+        """The Avro schema of the latest completed commit ≤ bound that records one."""
+        for inst in reversed(self.timeline.completed_commits()):
+            if inst.requested_time > bound:
+                continue
+            s = (self.timeline.commit_metadata(inst).get("extraMetadata") or {}).get("schema")
+            if s:
+                try:
+                    return json.loads(s)
+                except ValueError:
+                    continue
+        s = self.properties.get("hoodie.table.create.schema")
+        try:
+            return json.loads(s) if s else None
+        except ValueError:
+            return None
+
+    def _table_schema(self, slices: list[FileSlice], bound: str, merge_logs: bool) -> pa.Schema:
+        order = sorted((s.base_file for s in slices if s.base_file is not None), key=lambda b: b.instant)
+        target: pa.Schema | None = None
+        for bf in reversed(order):
+            sch = pq.read_schema(bf.path)
+            sch = pa.schema([sch.field(i) for i in range(len(sch))])  # drop file metadata
+            target = sch if target is None else pa.schema(
+                list(target) + [f for f in sch if f.name not in target.names])
+        fields = list(target) if target is not None else [pa.field(n, pa.string()) for n in META_COLUMNS]
+        if merge_logs or target is None:
+            avro = self._commit_schema(bound)
+            if avro is not None:
+                try:
+                    extra = avro_to_arrow_schema(avro)
+                except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
+                    extra = pa.schema([])
+                names = {f.name for f in fields}
+                fields += [f for f in extra if f.name not in names]
+        return _meta_first_schema(pa.schema([f.with_nullable(True) for f in fields]))
+
+    def _pruned(self, partition: str, ctx: ReadContext) -> bool:
+        """True when a filter on a partition column excludes every row of this partition path."""
+        pfields = self.properties.partition_fields
+        if not ctx.filters or not pfields or not partition or not _plain_partition_paths(self.properties):
+            return False
+        parts = partition.split("/")
+        if len(parts) != len(pfields):
+            return False
+        values = {}
+        for name, seg in zip(pfields, parts):
+            if "=" in seg and seg.split("=", 1)[0] == name:
+                seg = seg.split("=", 1)[1]
+            elif self.properties.hive_style_partitioning:
+                return False
+            values[name] = unquote(seg)
+        for col, op, val in ctx.filters:
+            if col not in values or col not in ctx.table_schema.names or values[col] in _DEFAULT_PARTITIONS:
+                continue
+            typ = ctx.table_schema.field(col).type
+            try:
+                arr = pa.array([values[col]]).cast(typ)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                continue
+            try:
+                keep = _mask(arr, op, val)[0].as_py()
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError):
+                continue
+            if keep is False:
+                return True
+        return False
+
+    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
+        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters))
+
+
+def _plain_partition_paths(props) -> bool:
+    """Partition paths hold the column values as written (simple / complex key generators only)."""
+    kg = (props.get("hoodie.table.keygenerator.class") or props.get("hoodie.table.keygenerator.type") or "").lower()
+    if props.get("hoodie.datasource.write.partitionpath.urlencode", "false").lower() == "true":
+        return False
+    return not kg or any(k in kg for k in ("simple", "complex"))
+
+
+def iter_plan(plan: ReadPlan, workers: int | None = None, processes: bool = False) -> Iterator[pa.Table]:
+    """The slices of a plan, read ``workers`` at a time (default: one per CPU), yielded in plan order.
+
+    At most ``2 * workers`` slices are in flight, so memory stays bounded by the largest slices rather
+    than the table. Threads by default: polars, Arrow and Parquet release the GIL for the heavy work
+    (measured faster than processes here, whose results must be pickled back); ``processes=True`` runs
+    each slice in a worker process (the context and tasks are picklable).
+    """
+    tasks = list(plan.tasks)
+    n = min(workers or os.cpu_count() or 1, len(tasks))
+    if n <= 1:
+        for t in tasks:
+            yield read_slice(plan.context, t)
+        return
+    # worker processes are spawned: forking a process whose Arrow / polars thread pools are running
+    # can deadlock the child
+    pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) if processes \
+        else ThreadPoolExecutor(n)
+    with pool:
+        pending: deque = deque()
+        it = iter(tasks)
+        for t in it:
+            pending.append(pool.submit(read_slice, plan.context, t))
+            if len(pending) >= 2 * n:
+                break
+        while pending:
+            yield pending.popleft().result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(read_slice, plan.context, nxt))
+
+
+def read_plan(plan: ReadPlan, workers: int | None = None, processes: bool = False) -> pa.Table:
+    """Every slice of a plan, concatenated in plan order (slices read in parallel: :func:`iter_plan`)."""
+    parts = list(iter_plan(plan, workers, processes))
+    if not parts:
+        return plan.schema.empty_table()
+    return pa.concat_tables(parts)
+
+
+def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectorized: bool = True) -> pa.Table:
+    """One file slice merged, windowed (incremental), filtered and projected; conforms to the plan's schema.
+
+    ``vectorized`` merges on Arrow (merge.py) where that is exact, else (and with False) record by record.
+    """
+    ctx = plan_or_context.context if isinstance(plan_or_context, ReadPlan) else plan_or_context
+    schema = ctx.table_schema
+    table = None
+    # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
+    base = conform(pq.read_table(task.base_file), schema, strict=False) if task.base_file is not None else None
+    if vectorized:
+        table = _merge_vectorized(ctx, task, base, schema)
+    if table is None:
+        rows = _slice_rows(ctx, task, base)
+        table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+    return _finish(ctx, table)
+
+
+def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | None, schema: pa.Schema) -> pa.Table | None:
+    """The slice merged on Arrow (``schema``: the table's or a projection of it), None where it needs
+    the record-by-record merge."""
+    if not task.log_files:
+        return base if base is not None else schema.empty_table()
+    try:
+        return merge_slice(base, _scanner(ctx, task), schema)
+    except NotVectorizable:
+        return None
+
+
+#: the columns a merge reads besides the record-key and ordering fields
+MERGE_COLUMNS = (KEY_FIELD, "_hoodie_is_deleted", "_hoodie_operation")
+
+
+def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
+    """The record keys of one slice's merged rows (string, no nulls): the merge of :func:`read_slice`
+    on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
+    ctx = plan.context
+    wanted = set(MERGE_COLUMNS) | set(ctx.key_fields) | set(ctx.ordering_fields)
+    schema = pa.schema([f for f in ctx.table_schema if f.name in wanted])
+    table = None
+    if KEY_FIELD in schema.names:
+        base = None
+        if task.base_file is not None:
+            present = set(pq.read_schema(task.base_file).names)
+            base = conform(pq.read_table(task.base_file, columns=[c for c in schema.names if c in present]),
+                           schema, strict=False)
+        table = _merge_vectorized(ctx, task, base, schema)
+    if table is None:  # the whole slice, record by record where it must
+        table = read_slice(replace(ctx, columns=None, filters=()), task)
+    keys = table.column(KEY_FIELD).combine_chunks()
+    return keys.filter(pc.is_valid(keys)).cast(pa.string())
+
+
+def slice_log_keys(plan: ReadPlan, task: SliceTask) -> pa.Array | None:
+    """The record keys the slice's log data blocks hold (those a merge counts; deletes not included),
+    decoding only the key columns; None where keys cannot be read that way."""
+    from ...format.grammar import BlockType
+    from .merge import record_keys
+
+    ctx = plan.context
+    cols = [KEY_FIELD, *ctx.key_fields]
+    out = []
+    try:
+        for block in _scanner(ctx, task).queued_blocks():
+            if block.block_type != BlockType.delete_block:
+                out.append(record_keys(block.to_arrow(columns=cols), ctx.key_fields).combine_chunks())
+    except NotVectorizable:
+        return None
+    keys = pa.concat_arrays(out) if out else pa.array([], pa.string())
+    return None if keys.null_count else keys
+
+
+def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
+    return MergedLogScanner(
+        task.log_files, table_version=ctx.table_version, ordering_fields=list(ctx.ordering_fields),
+        merge_mode=ctx.merge_mode, latest_instant=ctx.bound, completed_instants=set(ctx.completed),
+        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields))
+
+
+def _slice_rows(ctx: ReadContext, task: SliceTask, base: pa.Table | None) -> list[dict]:
+    """The record-by-record merge of one slice (``base``: its base file conformed to the table schema,
+    then keys only the logs hold)."""
+    base_rows = base.to_pylist() if base is not None else []
+    if not task.log_files:
+        return base_rows
+    sc = _scanner(ctx, task)
+    merged = sc.scan()
+    rows = []
+    seen = set()
+    for r in base_rows:
+        key = r.get(KEY_FIELD) or sc._key_of(r)
+        seen.add(key)
+        log_entry = merged.get(key)
+        if log_entry is None:
+            rows.append(r)
+            continue
+        win = combine(Entry(key, r, sc._ordering_of(r)), log_entry, sc.merge_mode)
+        if win.record is not None:
+            rows.append(win.record)
+    for key, e in merged.items():
+        if key not in seen and e.record is not None:
+            rows.append(e.record)
+    return rows
+
+
+def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
+    if ctx.query == "incremental":
+        ct = table.column("_hoodie_commit_time")
+        if ctx.commit_times is not None:
+            mask = pc.is_in(ct, value_set=pa.array(sorted(ctx.commit_times), pa.string()))
+        else:
+            mask = pc.and_(pc.greater(ct, ctx.begin), pc.less_equal(ct, ctx.bound))
+        table = table.filter(pc.fill_null(mask, False))
+    for col, op, val in ctx.filters:
+        table = table.filter(pc.fill_null(_mask(table.column(col), op, val), False))
+    if ctx.columns:
+        table = table.select(list(ctx.columns))
+    return table
+
+
+def _normalise_instant(t) -> str:
+    s = str(t).strip()
+    if s.isdigit():
+        return s
+    # "2025-03-31 03:06:42.808" style → 20250331030642808
+    return "".join(c for c in s if c.isdigit())
+
+
+def _meta_first_schema(s: pa.Schema) -> pa.Schema:
+    meta = [f for f in s if f.name.startswith("_hoodie_")]
+    return pa.schema(meta + [f for f in s if not f.name.startswith("_hoodie_")])
+
+
+def _empty_schema(props) -> pa.Schema:
+    fields = [pa.field(n, pa.string()) for n in META_COLUMNS]
+    schema_json = props.get("hoodie.table.create.schema")
+    if schema_json:
+        try:
+            fields += [f for f in avro_to_arrow_schema(json.loads(schema_json)) if f.name not in META_COLUMNS]
+        except (ValueError, KeyError, TypeError):  # the empty table still has the meta columns
+            pass
+    return pa.schema(fields)
+
+
+_OPS = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
+        ">": pc.greater, ">=": pc.greater_equal}
+
+
+def _check_filter(f: tuple) -> None:
+    if len(f) != 3:
+        raise ValueError(f"a filter is (column, op, value), not {f!r}")
+    op = str(f[1]).strip().lower()
+    if op not in _OPS and op not in ("in", "not in"):
+        raise ValueError(f"unknown filter operator {op!r}")
+
+
+def _check_columns(ctx: ReadContext, columns, filters) -> None:
+    names = ctx.table_schema.names
+    unknown = [c for c in list(columns or []) + [f[0] for f in filters] if c not in names]
+    if unknown:
+        raise KeyError(f"unknown columns: {', '.join(dict.fromkeys(unknown))}")
+
+
+def _mask(arr, op: str, val):
+    op = op.strip().lower()
+    if op in _OPS:
+        return _OPS[op](arr, val if isinstance(val, pa.Scalar) else pa.scalar(val, type=arr.type))
+    mask = pc.is_in(arr, value_set=pa.array(list(val), type=arr.type))
+    return pc.invert(mask) if op == "not in" else mask
+
+
+def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
+               filters=None) -> pa.Table:
+    """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first)."""
+    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters)

@@ -1,0 +1,271 @@
+"""Cleaning: delete the file slices no query of the last N commits needs (Hudi's KEEP_LATEST_COMMITS
+policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
+
+* Earliest commit to retain (ECTR): with more than N completed commits (commit, deltacommit,
+  replacecommit; a compaction completes as commit), the (count − N)-th oldest completed one — but never
+  later than the earliest pending write or compaction (then the last completed one before it).
+  With ≤ N completed commits nothing is cleaned.
+* Per file group (all its slices, newest first), a slice is deleted (base file and log files) when its
+  base instant is older than the ECTR, unless it is the group's latest slice, or the latest slice older
+  than the ECTR (a query reading as of the ECTR still needs it), or a pending compaction of the group
+  still needs it (base instant ≥ the planned operation's base instant).
+* File groups replaced (insert_overwrite, clustering) by a replacecommit older than the ECTR are deleted
+  whole.
+* The timeline: ``{ts}.clean.requested`` and ``{ts}.clean.inflight`` hold a ``HoodieCleanerPlan`` (Avro,
+  plan version 2: ``filePathsToBeDeletedPerPartition`` with full paths), then the files are deleted, then
+  the completed ``{ts}.clean`` (``{ts}_{completion}.clean`` in layout 2) holds a ``HoodieCleanMetadata``
+  (Avro in both layouts, as Hudi writes it; version 2; file *names* per partition).
+* Nothing to delete → no clean instant (we do not write Hudi's optional empty clean commits).
+* A clean found inflight (a killed run) is finished from its plan before a new one is planned; files
+  already gone count as deleted.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import fastavro
+
+from ..timeline import commit_metadata as cm
+from .compaction import pending_compactions
+from ..view.file_system_view import parse_base_file_name, parse_log_file_name
+from ..timeline.pending import pending_plans
+from ..properties import TableError
+from ..read.query import HudiTable
+from ..timeline.timeline import CLEAN, REPLACE_COMMIT, WRITE_ACTIONS, Instant, Timeline
+from ..timeline.writer import TimelineWriter
+
+POLICY = "KEEP_LATEST_COMMITS"
+PLAN_VERSION = 2
+METADATA_VERSION = 2
+DEFAULT_RETAIN_COMMITS = 10  # hoodie.cleaner.commits.retained
+
+_STR_MAP = ["null", {"type": "map", "values": "string"}]
+CLEANER_PLAN_SCHEMA = {
+    "type": "record", "name": "HoodieCleanerPlan", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "earliestInstantToRetain", "type": ["null", {
+            "type": "record", "name": "HoodieActionInstant", "fields": [
+                {"name": "timestamp", "type": "string"}, {"name": "action", "type": "string"},
+                {"name": "state", "type": "string"}]}], "default": None},
+        {"name": "lastCompletedCommitTimestamp", "type": "string", "default": ""},
+        {"name": "policy", "type": "string"},
+        {"name": "filesToBeDeletedPerPartition", "type": ["null", {
+            "type": "map", "values": {"type": "array", "items": "string"}}], "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "filePathsToBeDeletedPerPartition", "type": ["null", {
+            "type": "map", "values": {"type": "array", "items": {
+                "type": "record", "name": "HoodieCleanFileInfo", "fields": [
+                    {"name": "filePath", "type": ["null", "string"], "default": None},
+                    {"name": "isBootstrapBaseFile", "type": ["null", "boolean"], "default": None}]}}}],
+         "default": None},
+        {"name": "partitionsToBeDeleted", "type": ["null", {"type": "array", "items": "string"}], "default": None},
+        {"name": "extraMetadata", "type": _STR_MAP, "default": None},
+    ],
+}
+_PARTITION_METADATA = {
+    "type": "record", "name": "HoodieCleanPartitionMetadata", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "partitionPath", "type": "string"}, {"name": "policy", "type": "string"},
+        {"name": "deletePathPatterns", "type": {"type": "array", "items": "string"}},
+        {"name": "successDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "failedDeleteFiles", "type": {"type": "array", "items": "string"}},
+        {"name": "isPartitionDeleted", "type": ["null", "boolean"], "default": None},
+    ],
+}
+CLEAN_METADATA_SCHEMA = {
+    "type": "record", "name": "HoodieCleanMetadata", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "policy", "type": "string", "default": ""},
+        {"name": "startCleanTime", "type": "string"},
+        {"name": "timeTakenInMillis", "type": "long"},
+        {"name": "totalFilesDeleted", "type": "int"},
+        {"name": "earliestCommitToRetain", "type": "string"},
+        {"name": "lastCompletedCommitTimestamp", "type": "string", "default": ""},
+        {"name": "partitionMetadata", "type": {"type": "map", "values": _PARTITION_METADATA}},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "bootstrapPartitionMetadata", "type": ["null", {
+            "type": "map", "values": "org.apache.hudi.avro.model.HoodieCleanPartitionMetadata"}], "default": None},
+        {"name": "extraMetadata", "type": _STR_MAP, "default": None},
+    ],
+}
+
+
+class CleanError(TableError):
+    """A clean cannot be planned or run."""
+
+
+@dataclass(frozen=True)
+class CleanPlan:
+    """What one clean deletes: {partition: [relative file paths]} and the commit it retains from."""
+    instant: str
+    earliest_commit_to_retain: Instant
+    last_completed_commit: str
+    files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # paths relative to the table
+
+    def to_bytes(self, table_path: Path) -> bytes:
+        root = Path(table_path).resolve()
+        e = self.earliest_commit_to_retain
+        return cm.avro_container(CLEANER_PLAN_SCHEMA, {
+            "earliestInstantToRetain": {"timestamp": e.requested_time, "action": e.action, "state": e.state},
+            "lastCompletedCommitTimestamp": self.last_completed_commit, "policy": POLICY,
+            "filesToBeDeletedPerPartition": {}, "version": PLAN_VERSION,
+            "filePathsToBeDeletedPerPartition": {
+                p: [{"filePath": f"file:{root / rel}", "isBootstrapBaseFile": False} for rel in rels]
+                for p, rels in self.files.items()},
+            "partitionsToBeDeleted": [], "extraMetadata": {}})
+
+    @classmethod
+    def from_bytes(cls, instant: str, data: bytes, table_path: Path, path=None) -> "CleanPlan":
+        try:
+            r = next(iter(fastavro.reader(io.BytesIO(data))))
+        except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
+            raise CleanError(path or table_path, f"corrupt cleaner plan: {e}") from e
+        root = Path(table_path).resolve()
+        files = {}
+        for part, infos in (r.get("filePathsToBeDeletedPerPartition") or {}).items():
+            rels = []
+            for info in infos:
+                p = Path(info["filePath"].removeprefix("file:"))
+                try:
+                    rels.append(str(p.relative_to(root)))
+                except ValueError:
+                    rels.append(f"{part}/{p.name}" if part else p.name)
+            files[part] = tuple(rels)
+        e = r.get("earliestInstantToRetain") or {}
+        return cls(instant, Instant(e.get("timestamp", ""), e.get("action", ""), e.get("state", "COMPLETED")),
+                   r.get("lastCompletedCommitTimestamp") or "", files)
+
+
+def earliest_commit_to_retain(timeline: Timeline, retain_commits: int) -> Instant | None:
+    """``CleanerUtils.getEarliestCommitToRetain`` for KEEP_LATEST_COMMITS."""
+    completed = timeline.completed_commits()
+    if len(completed) <= retain_commits:
+        return None
+    nth = completed[len(completed) - retain_commits]
+    pending = [i for i in timeline.pending() if i.action in WRITE_ACTIONS]
+    if pending and nth.sort_key() > pending[0].sort_key():
+        before = [i for i in completed if i.requested_time < pending[0].requested_time]
+        return before[-1] if before else None
+    return nth
+
+
+def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, dict[str, list[str]]]:
+    """The ECTR and {partition: relative paths to delete} (empty when nothing is to be cleaned)."""
+    timeline = table.timeline
+    ectr = earliest_commit_to_retain(timeline, retain_commits)
+    if ectr is None:
+        return None, {}
+    e = ectr.requested_time
+    pending_ops = {(op.partition, op.file_id): op.base_instant
+                   for plan in pending_compactions(table).values() for op in plan.operations}
+    view = table.view()
+    out: dict[str, list[str]] = {}
+
+    def add(partition, path: Path):
+        out.setdefault(partition, []).append(str(path.relative_to(table.path)))
+
+    for partition, groups in view.file_groups.items():
+        for g in groups:
+            slices = list(reversed(g.slices))  # newest first, as Hudi walks them
+            if not slices:
+                continue
+            latest = slices[0].base_instant
+            before_ectr = next((s.base_instant for s in slices if s.base_instant < e), None)
+            for s in slices:
+                if s.base_instant in (latest, before_ectr):
+                    continue
+                needed = pending_ops.get((partition, g.file_id))
+                if needed is not None and s.base_instant >= needed:
+                    continue
+                if s.base_instant < e:
+                    if s.base_file is not None:
+                        add(partition, s.base_file.path)
+                    for lf in s.log_files:
+                        add(partition, lf.path)
+    # file groups replaced before the ECTR: every file of the group
+    replaced: dict[str, set[str]] = {}
+    for inst in timeline.completed():
+        if inst.action == REPLACE_COMMIT and inst.requested_time < e:
+            for part, ids in (timeline.commit_metadata(inst).get("partitionToReplaceFileIds") or {}).items():
+                replaced.setdefault(part or "", set()).update(ids or [])
+    for partition, ids in replaced.items():
+        folder = table.path / partition if partition else table.path
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            f = parse_base_file_name(p) or parse_log_file_name(p)
+            if f is not None and f.file_id in ids:
+                add(partition, p)
+    return ectr, {p: sorted(set(v)) for p, v in out.items() if v}
+
+
+def _delete(table_path: Path, plan: CleanPlan) -> dict[str, dict]:
+    per_partition = {}
+    for part, rels in plan.files.items():
+        ok, failed = [], []
+        for rel in rels:
+            p = table_path / rel
+            try:
+                p.unlink()
+                ok.append(p.name)
+            except FileNotFoundError:
+                ok.append(p.name)  # a re-run after a kill: already deleted
+            except OSError:
+                failed.append(p.name)
+        per_partition[part] = {"partitionPath": part, "policy": POLICY,
+                               "deletePathPatterns": [Path(r).name for r in rels],
+                               "successDeleteFiles": ok, "failedDeleteFiles": failed, "isPartitionDeleted": False}
+    return per_partition
+
+
+def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: float) -> str:
+    partitions = _delete(table.path, plan)
+    metadata = {
+        "policy": POLICY, "startCleanTime": plan.instant,
+        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
+        "totalFilesDeleted": sum(len(m["successDeleteFiles"]) for m in partitions.values()),
+        "earliestCommitToRetain": plan.earliest_commit_to_retain.requested_time,
+        "lastCompletedCommitTimestamp": plan.last_completed_commit, "partitionMetadata": partitions,
+        "version": METADATA_VERSION, "bootstrapPartitionMetadata": {}, "extraMetadata": {}}
+    tw.complete(CLEAN, plan.instant, cm.avro_container(CLEAN_METADATA_SCHEMA, metadata))
+    return plan.instant
+
+
+def _finish_pending(table: HudiTable, tw: TimelineWriter) -> list[str]:
+    done = []
+    for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError):
+        plan = CleanPlan.from_bytes(inst.requested_time, data, table.path, req)
+        if inst.state != "INFLIGHT":
+            tw.inflight(CLEAN, inst.requested_time, data)
+        done.append(_execute(table, tw, plan, time.monotonic()))
+    return done
+
+
+def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS) -> str | None:
+    """Clean the table keeping what the last ``retain_commits`` commits need; the clean instant, or None
+    when nothing was to be deleted."""
+    if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
+        raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
+    table = HudiTable(path)
+    tw = TimelineWriter(table.path, table.properties)
+    if _finish_pending(table, tw):
+        table = HudiTable(path)
+    started = time.monotonic()
+    ectr, files = plan_clean(table, retain_commits)
+    if ectr is None or not files:
+        return None
+    last = table.timeline.latest_completed_commit()
+    instant = tw.new_instant_time()
+    plan = CleanPlan(instant, ectr, last.requested_time if last else "", {p: tuple(v) for p, v in files.items()})
+    data = plan.to_bytes(table.path)
+    tw.requested(CLEAN, instant, data)
+    tw.inflight(CLEAN, instant, data)
+    return _execute(table, tw, plan, started)
+
+
+__all__ = ["CleanError", "CleanPlan", "clean", "earliest_commit_to_retain", "plan_clean"]

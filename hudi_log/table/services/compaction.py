@@ -1,0 +1,350 @@
+"""Compaction of MERGE_ON_READ tables: schedule a plan, then merge each planned file slice into a new
+base Parquet file (Apache Hudi's ``ScheduleCompactionActionExecutor`` / ``HoodieCompactor``).
+
+Schedule (``schedule_compaction``):
+
+* Hudi's default plan: the latest file slice of every file group that has log files, except file
+  groups already in a pending compaction. Nothing to compact → no instant (Hudi writes no empty plan).
+* Refused while a write instant is pending (requested / inflight deltacommit or commit): Hudi requires
+  the earliest inflight write to be later than the compaction instant, otherwise the blocks of that
+  write, appended to a compacted log file, would be lost.
+* ``{ts}.compaction.requested`` holds a ``HoodieCompactionPlan`` (Avro container, plan version 2: file
+  *names*, not paths) listing per operation the base instant, base file, log files (Hudi's log file
+  order), partition, file id and the strategy's metrics (sizes in whole MiB, as Java's long division).
+* Option ``hoodie.compact.inline.max.delta.commits``: when given, schedule only once that many delta
+  commits completed since the last compaction (Hudi's NUM_COMMITS trigger); without it an explicit
+  schedule always plans.
+
+Run (``run_compaction``):
+
+* ``{ts}.compaction.inflight`` (empty, as Hudi 0.x and 1.x write it); a run of an already inflight
+  compaction (a killed run) first deletes the base files that run left, then runs again.
+* Each operation's slice is read with the table reader (``read.read_slice``), bounded by the latest
+  completed write instant before the compaction — the same merge a snapshot query does — and written
+  as ``{fileId}_{writeToken}_{compactionInstant}.parquet`` (GZIP): meta columns kept (records keep
+  their ``_hoodie_commit_time`` / seqno), ``_hoodie_file_name`` set to the new file's name, footer keys
+  ``hoodie_min_record_key`` / ``hoodie_max_record_key``.
+* Completes as ``commit`` (``{ts}.commit`` / ``{ts}_{completion}.commit``) with ``HoodieCommitMetadata``:
+  ``compacted`` true, ``operationType`` COMPACT, one write stat per new file (``prevCommit`` = the
+  slice's base instant, ``prevBaseFile``, log counts and sizes), ``extraMetadata.schema``.
+
+File slices after a compaction (what the readers do with them, ``file_system_view``): table version 6
+names log files after their slice's base instant, so logs appended while a compaction is pending are
+named after the compaction instant; version 8 names logs after their own instant and slices them by
+completion time, so a log completed after the compaction was requested belongs to the new slice.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ...format.reader import open_log
+from ...log.append_handle import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
+from ...format.grammar import BlockType
+from ...format.log_file_name import make_write_token
+from ..timeline import commit_metadata as cm
+from ..view.base_file import base_file_name, write_base_file
+from ..timeline.pending import pending_plans
+from ..properties import TableError
+from ..read.query import HudiTable, SliceTask, read_slice
+from ..schema import current_schema
+from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, REPLACE_COMMIT, Timeline
+from ..timeline.writer import TimelineWriter
+from ..write.client import WriteResult
+
+_JS = {"type": "string", "avro.java.string": "String"}
+_S = ["null", _JS]
+PLAN_VERSION = 2  # CompactionUtils.LATEST_COMPACTION_METADATA_VERSION: names, not full paths
+_MB = 1024 * 1024
+MAX_DELTA_COMMITS = "hoodie.compact.inline.max.delta.commits"
+
+COMPACTION_OPERATION_SCHEMA = {
+    "type": "record", "name": "HoodieCompactionOperation", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "baseInstantTime", "type": _S},
+        {"name": "deltaFilePaths", "type": ["null", {"type": "array", "items": _JS}], "default": None},
+        {"name": "dataFilePath", "type": _S, "default": None},
+        {"name": "fileId", "type": _S},
+        {"name": "partitionPath", "type": _S, "default": None},
+        {"name": "metrics", "type": ["null", {"type": "map", "values": "double", "avro.java.string": "String"}],
+         "default": None},
+        {"name": "bootstrapFilePath", "type": _S, "default": None},
+    ],
+}
+COMPACTION_PLAN_SCHEMA = {
+    "type": "record", "name": "HoodieCompactionPlan", "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "operations", "type": ["null", {"type": "array", "items": COMPACTION_OPERATION_SCHEMA}],
+         "default": None},
+        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": _JS, "avro.java.string": "String"}],
+         "default": None},
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "strategy", "type": ["null", {
+            "type": "record", "name": "HoodieCompactionStrategy", "fields": [
+                {"name": "compactorClassName", "type": _S, "default": None},
+                {"name": "strategyParams", "type": ["null", {"type": "map", "values": _JS,
+                                                             "avro.java.string": "String"}], "default": None},
+                {"name": "version", "type": ["int", "null"], "default": 1},
+            ]}], "default": None},
+        {"name": "preserveHoodieMetadata", "type": ["boolean", "null"], "default": False},
+        {"name": "missingSchedulePartitions", "type": ["null", {"type": "array", "items": _JS}], "default": None},
+    ],
+}
+
+
+class CompactionError(TableError):
+    """A compaction cannot be scheduled or run (wrong table type, pending writes, unknown instant)."""
+
+
+@dataclass(frozen=True)
+class CompactionOperation:
+    """One file slice to compact (``HoodieCompactionOperation``)."""
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: str | None  # file name
+    log_files: tuple[str, ...]  # file names, in Hudi's log file order
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+    def to_record(self) -> dict:
+        return {"baseInstantTime": self.base_instant, "deltaFilePaths": list(self.log_files),
+                "dataFilePath": self.base_file, "fileId": self.file_id, "partitionPath": self.partition,
+                "metrics": dict(self.metrics), "bootstrapFilePath": None}
+
+    @classmethod
+    def from_record(cls, r: Mapping) -> "CompactionOperation":
+        # plan version 1 stored full paths: keep the names either way
+        base = r.get("dataFilePath")
+        return cls(r.get("partitionPath") or "", r["fileId"], r["baseInstantTime"],
+                   Path(base).name if base else None,
+                   tuple(Path(p).name for p in r.get("deltaFilePaths") or ()), dict(r.get("metrics") or {}))
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """A ``HoodieCompactionPlan``: the operations of one compaction instant."""
+    instant: str
+    operations: tuple[CompactionOperation, ...]
+    extra_metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        return cm.avro_container(COMPACTION_PLAN_SCHEMA, {
+            "operations": [op.to_record() for op in self.operations],
+            "extraMetadata": dict(self.extra_metadata), "version": PLAN_VERSION, "strategy": None,
+            "preserveHoodieMetadata": False, "missingSchedulePartitions": []})
+
+    @classmethod
+    def from_bytes(cls, instant: str, data: bytes, path=None) -> "CompactionPlan":
+        try:
+            recs = list(fastavro.reader(io.BytesIO(data)))
+        except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
+            raise CompactionError(path or instant, f"corrupt compaction plan: {e}") from e
+        if not recs:
+            raise CompactionError(path or instant, "empty compaction plan")
+        r = recs[0]
+        return cls(instant, tuple(CompactionOperation.from_record(o) for o in r.get("operations") or ()),
+                   dict(r.get("extraMetadata") or {}))
+
+
+# ---- planning ------------------------------------------------------------------------------------------
+def pending_compactions(table) -> dict[str, CompactionPlan]:
+    """{instant: plan} of the compactions requested or inflight on the timeline (``table``: a path or a
+    HudiTable)."""
+    if not isinstance(table, HudiTable):
+        table = HudiTable(table)
+    return {inst.requested_time: CompactionPlan.from_bytes(inst.requested_time, data, req)
+            for inst, req, data in pending_plans(table.timeline, COMPACTION, CompactionError)}
+
+
+def _metrics(base_size: int, log_sizes: list[int]) -> dict[str, float]:
+    # Hudi's CompactionStrategy.captureMetrics: sizes as longs divided by 1 MiB (whole MiB)
+    total_log = sum(log_sizes)
+    io_read = (base_size + total_log) // _MB
+    io_write = (base_size if base_size else total_log) // _MB
+    return {"TOTAL_LOG_FILES": float(len(log_sizes)), "TOTAL_IO_MB": float(io_read + io_write),
+            "TOTAL_IO_READ_MB": float(io_read), "TOTAL_LOG_FILES_SIZE": float(total_log),
+            "TOTAL_IO_WRITE_MB": float(io_write)}
+
+
+def plan_operations(table: HudiTable) -> list[CompactionOperation]:
+    """Hudi's default plan: latest slices with log files, outside pending compactions."""
+    pending_groups = {(op.partition, op.file_id)
+                      for plan in pending_compactions(table).values() for op in plan.operations}
+    ops = []
+    for s in table.view().latest_file_slices():
+        if not s.log_files or (s.partition, s.file_id) in pending_groups:
+            continue
+        ops.append(CompactionOperation(
+            s.partition, s.file_id, s.base_instant, s.base_file.name if s.base_file else None,
+            tuple(lf.name for lf in s.log_files),
+            _metrics(s.base_file.size if s.base_file else 0, [lf.size for lf in s.log_files])))
+    return ops
+
+
+def _delta_commits_since_last_compaction(timeline: Timeline) -> int:
+    last = None
+    for inst in timeline.completed_commits():
+        if inst.action == COMMIT:
+            last = inst.requested_time
+    return sum(1 for i in timeline.completed_commits()
+               if i.action == DELTA_COMMIT and (last is None or i.requested_time > last))
+
+
+def schedule_compaction(path, options: Mapping | None = None) -> str | None:
+    """Write a ``compaction.requested`` instant for the slices to compact; its time, or None when there is
+    nothing to compact (or the delta-commit trigger is not reached)."""
+    options = dict(options or {})
+    table = HudiTable(path)
+    if not table.properties.is_mor:
+        raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
+                                          f"{table.properties.get('hoodie.table.type')})")
+    blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
+    if blocking:
+        i = blocking[0]
+        raise CompactionError(i.path or table.path, f"write {i.requested_time} ({i.action}) is still "
+                              f"{i.state.lower()}: roll it back before scheduling a compaction")
+    if options.get(MAX_DELTA_COMMITS) is not None:
+        if _delta_commits_since_last_compaction(table.timeline) < int(options[MAX_DELTA_COMMITS]):
+            return None
+    ops = plan_operations(table)
+    if not ops:
+        return None
+    tw = TimelineWriter(table.path, table.properties)
+    instant = tw.new_instant_time()
+    plan = CompactionPlan(instant, tuple(ops))
+    tw.requested(COMPACTION, instant, plan.to_bytes())
+    return instant
+
+
+# ---- running -------------------------------------------------------------------------------------------
+def _log_stats(paths: list[Path]) -> dict[str, int]:
+    out = {"totalLogRecords": 0, "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0}
+    for p in paths:
+        for b in open_log(p):
+            out["totalLogBlocks"] += 1
+            if b.corrupt or b.block_type == BlockType.corrupt_block:
+                out["totalCorruptLogBlock"] += 1
+            elif b.block_type == BlockType.command_block:
+                out["totalRollbackBlocks"] += 1
+            elif b.block_type == BlockType.delete_block:
+                out["totalLogRecords"] += len(b.deletes())
+            elif b.block_type != BlockType.cdc_data_block:
+                out["totalLogRecords"] += b.record_count or 0
+    return out
+
+
+def _remove_partial_files(table: HudiTable, plan: CompactionPlan) -> list[str]:
+    """Files a killed run of this compaction left: base files (and their temporary twins) named with
+    the compaction instant."""
+    removed = []
+    for op in plan.operations:
+        folder = table.path / op.partition if op.partition else table.path
+        for pattern in (f"{op.file_id}_*_{plan.instant}.parquet", f".{op.file_id}_*_{plan.instant}.parquet.tmp"):
+            for p in folder.glob(pattern):
+                p.unlink()
+                removed.append(str(p.relative_to(table.path)))
+    return removed
+
+
+def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op: CompactionOperation) -> dict:
+    """Merge one planned slice into its new base file; the write stat."""
+    folder = table.path / op.partition if op.partition else table.path
+    base_path = folder / op.base_file if op.base_file else None
+    log_paths = [folder / name for name in op.log_files]
+    missing = [p for p in ([base_path] if base_path else []) + log_paths if not p.exists()]
+    if missing:
+        raise CompactionError(missing[0], f"file of compaction {instant} is missing")
+    t0 = time.monotonic()
+    task = SliceTask(op.partition, op.file_id, op.base_instant, str(base_path) if base_path else None,
+                     tuple(str(p) for p in log_paths), 0)
+    merged = read_slice(ctx, task)
+    scan_ms = int((time.monotonic() - t0) * 1000)
+    name = base_file_name(op.file_id, make_write_token(n, 0, 0), instant)
+    merged = merged.set_column(merged.schema.get_field_index(FILE_NAME), FILE_NAME,
+                               pa.array([name] * merged.num_rows, pa.string()))
+    keys = merged.column(RECORD_KEY).to_pylist()
+    size = write_base_file(folder / name, merged, schema, [k for k in keys if k is not None])
+    base_seq: dict = {}
+    if base_path is not None:
+        bt = pq.read_table(base_path, columns=[RECORD_KEY, COMMIT_SEQNO])
+        base_seq = dict(zip(bt.column(0).to_pylist(), bt.column(1).to_pylist()))
+    out_seq = dict(zip(keys, merged.column(COMMIT_SEQNO).to_pylist()))
+    updated = sum(1 for k, s in out_seq.items() if k in base_seq and base_seq[k] != s)
+    stat = cm.empty_write_stat()
+    stat.update({
+        "fileId": op.file_id, "path": f"{op.partition}/{name}" if op.partition else name,
+        "prevCommit": op.base_instant, "numWrites": merged.num_rows,
+        "numDeletes": len(set(base_seq) - set(out_seq)), "numUpdateWrites": updated,
+        "numInserts": merged.num_rows - updated, "totalWriteBytes": size, "fileSizeInBytes": size,
+        "partitionPath": op.partition, "totalUpdatedRecordsCompacted": updated,
+        "totalLogFilesCompacted": len(log_paths),
+        "totalLogSizeCompacted": sum(p.stat().st_size for p in log_paths),
+        "totalLogReadTimeMs": scan_ms, "prevBaseFile": op.base_file,
+        "runtimeStats": {"totalScanTime": scan_ms, "totalCreateTime": 0, "totalUpsertTime": 0},
+        **_log_stats(log_paths),
+    })
+    return stat
+
+
+def run_compaction(path, instant: str | None = None) -> WriteResult:
+    """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it."""
+    table = HudiTable(path)
+    pending = pending_compactions(table)
+    if instant is None:
+        if not pending:
+            raise CompactionError(table.path, "no pending compaction to run")
+        instant = min(pending)
+    if instant not in pending:
+        inst = table.timeline.instant(instant)
+        state = f"{inst.action} {inst.state.lower()}" if inst else "not on the timeline"
+        raise CompactionError(table.path, f"{instant} is not a pending compaction ({state})")
+    plan = pending[instant]
+    tw = TimelineWriter(table.path, table.properties)
+    if table.timeline.instant(instant).state == INFLIGHT:
+        _remove_partial_files(table, plan)  # a previous run was killed: start over
+    else:
+        tw.inflight(COMPACTION, instant)
+    # Java's maxInstantTime: the latest completed write before the compaction instant
+    bound = max((i.requested_time for i in table.timeline.completed_commits() if i.requested_time < instant),
+                default=None)
+    if bound is None:
+        raise CompactionError(table.path, f"compaction {instant} has no completed write before it")
+    schema = current_schema(table.properties, table.timeline)
+    if schema is None:
+        raise CompactionError(table.path, "the table has no schema to write base files with")
+    ctx = table.plan(query="snapshot", as_of=bound).context
+    stats = [_compact_slice(table, ctx, schema, instant, n, op) for n, op in enumerate(plan.operations)]
+    by_partition: dict[str, list] = {}
+    for s in stats:
+        by_partition.setdefault(s["partitionPath"], []).append(s)
+    metadata = {"partitionToWriteStats": by_partition, "compacted": True,
+                "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
+    done = tw.complete(COMPACTION, instant, metadata)
+    return WriteResult(instant, done.action, "compact", done.completion_time, stats,
+                       num_inserts=sum(s["numInserts"] for s in stats),
+                       num_updates=sum(s["numUpdateWrites"] for s in stats),
+                       num_deletes=sum(s["numDeletes"] for s in stats))
+
+
+def compact(path, options: Mapping | None = None) -> WriteResult | None:
+    """Schedule a compaction and run it; None when there was nothing to compact."""
+    instant = schedule_compaction(path, options)
+    return None if instant is None else run_compaction(path, instant)
+
+
+def read_compaction_plan(path) -> CompactionPlan:
+    """The plan in a ``{ts}.compaction.requested`` file."""
+    p = Path(path)
+    return CompactionPlan.from_bytes(p.name.split(".", 1)[0], p.read_bytes(), p)
+
+
+__all__ = ["CompactionError", "CompactionOperation", "CompactionPlan", "compact", "pending_compactions",
+           "plan_operations", "read_compaction_plan", "run_compaction", "schedule_compaction"]

@@ -1,0 +1,209 @@
+"""Rollback of a failed (pending) write instant, as Hudi's ``BaseRollbackActionExecutor`` does it.
+
+* Which files the failed instant touched: its markers (``.hoodie/.temp/{instant}``) plus a listing —
+  base files named with the instant; table version ≥ 8: log files named with it; version 6: log files
+  holding a block whose INSTANT_TIME is the instant.
+* A ``rollback`` instant is recorded: ``{rb}.rollback.requested`` holds the ``HoodieRollbackPlan``,
+  ``{rb}.rollback.inflight`` is empty, the completed ``{rb}.rollback`` holds the
+  ``HoodieRollbackMetadata`` (Avro in both layouts, as Hudi writes them).
+* Execution: base files of the instant are deleted. Version 6 writes a ROLLBACK command block
+  targeting the instant to each file group it appended to (in a new log version, as Hudi does on local
+  disk, which it never appends to; the readers then drop the failed blocks) and keeps the log files;
+  version 8 deletes the instant's log files.
+* Then the failed instant's requested / inflight files and markers are deleted, and the rollback
+  completes. A rollback interrupted half-way is finished by :func:`rollback_pending` (the plan is in
+  its requested file; every step is idempotent).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import fastavro
+
+from ...format.reader import open_log
+from ...log.append_handle import rollback_block
+from ...format.log_file_name import make_write_token
+from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
+from ...log.storage import BackgroundSyncs, Storage
+from ..timeline import commit_metadata as cm
+from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
+from ..markers import delete_markers, read_markers
+from ..properties import TableProperties, read_properties
+from ..timeline.timeline import COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline
+from ..timeline.writer import TimelineWriter
+from ..errors import RollbackError
+
+ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
+
+
+def table_storage(syncs: BackgroundSyncs | None = None) -> Storage:
+    """Storage for a table's log files on local disk. Hudi's ``StorageSchemes.FILE`` does not append
+    (only HDFS-like schemes do), so every writer on a local table opens a new log version. ``syncs``:
+    the fsyncs run in the background until it waits (a write task, before it reports)."""
+    return Storage(supports_append=False, syncs=syncs)
+
+
+def _partition_dir(table_path: Path, partition: str) -> Path:
+    return table_path / partition if partition else table_path
+
+
+def _failed_files(table_path: Path, props: TableProperties, instant: str):
+    """{(partition, file_id): {"base": [...], "logs": [...], "base_instant": str}} of ``instant``."""
+    markers = read_markers(table_path, instant)
+    partitions = sorted({p for p, _, _ in markers}) or list_partitions(table_path)
+    found: dict[tuple[str, str], dict] = {}
+    for part in partitions:
+        folder = _partition_dir(table_path, part)
+        if not folder.is_dir():
+            continue
+        for p in sorted(folder.iterdir()):
+            if not p.is_file():
+                continue
+            if p.name.startswith(".") and p.name.endswith(".tmp") and f"_{instant}.parquet." in p.name:
+                # a base file the instant was still writing (written aside, never renamed into place)
+                tmp_of = parse_base_file_name(p.with_name(p.name[1:].split(".parquet.")[0] + ".parquet"))
+                if tmp_of is not None and tmp_of.instant == instant:
+                    found.setdefault((part, tmp_of.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                continue
+            bf = parse_base_file_name(p)
+            if bf is not None:
+                if bf.instant == instant:
+                    found.setdefault((part, bf.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                continue
+            lf = parse_log_file_name(p)
+            if lf is None:
+                continue
+            if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
+                hit = lf.instant == instant
+            else:
+                hit = any(b.instant_time == instant for b in open_log(p) if not b.corrupt)
+            if hit:
+                e = found.setdefault((part, lf.file_id), {"base": [], "logs": [], "base_instant": lf.instant})
+                e["logs"].append(p)
+                e["base_instant"] = lf.instant
+    return found
+
+
+def _plan(table_path: Path, props: TableProperties, target: Instant, found) -> dict:
+    requests = []
+    for (part, fid), e in sorted(found.items()):
+        to_delete = [str(p) for p in e["base"]]
+        log_blocks = None
+        if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
+            to_delete += [str(p) for p in e["logs"]]
+        elif e["logs"]:
+            log_blocks = {str(p): p.stat().st_size for p in e["logs"]}
+        requests.append({"partitionPath": part, "fileId": fid, "latestBaseInstant": e["base_instant"],
+                         "filesToBeDeleted": to_delete, "logBlocksToBeDeleted": log_blocks})
+    return {"instantToRollback": {"commitTime": target.requested_time, "action": target.action},
+            "RollbackRequests": requests}
+
+
+def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: str) -> dict:
+    target = plan["instantToRollback"]["commitTime"]
+    partitions: dict[str, dict] = {}
+    deleted = 0
+    token = make_write_token(0, int(rb_instant[-5:]), 1)  # never a write's token (attempt 0)
+    for req in plan.get("RollbackRequests") or []:
+        part = req["partitionPath"]
+        pm = partitions.setdefault(part, {"partitionPath": part, "successDeleteFiles": [], "failedDeleteFiles": [],
+                                          "rollbackLogFiles": None, "logFilesFromFailedCommit": None})
+        for f in req.get("filesToBeDeleted") or []:
+            try:
+                Path(f).unlink()
+            except FileNotFoundError:
+                pass  # deleted by an earlier, interrupted run of this rollback
+            except OSError:
+                pm["failedDeleteFiles"].append(f)
+                continue
+            pm["successDeleteFiles"].append(f)
+            deleted += 1
+        logs = req.get("logBlocksToBeDeleted")
+        if logs:
+            writer = LogWriter(str(_partition_dir(table_path, part)), req["fileId"], req["latestBaseInstant"],
+                               table_version=props.version, write_token=token, storage=table_storage())
+            try:
+                result = writer.append_blocks([rollback_block(rb_instant, target)])
+            finally:
+                writer.close()
+            pm["rollbackLogFiles"] = {result.path: Path(result.path).stat().st_size}
+            pm["logFilesFromFailedCommit"] = dict(logs)
+    return {"partitionMetadata": partitions, "totalFilesDeleted": deleted}
+
+
+def _read_plan(path: Path) -> dict:
+    raw = path.read_bytes()
+    if not raw:
+        return {}
+    recs = list(fastavro.reader(io.BytesIO(raw)))
+    return recs[0] if recs else {}
+
+
+def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: dict, rb_instant: str,
+            started: float) -> Instant:
+    tw.inflight(ROLLBACK, rb_instant)
+    result = _execute(table_path, props, plan, rb_instant)
+    target = plan["instantToRollback"]
+    tw.remove_pending(target["action"], target["commitTime"])
+    delete_markers(table_path, target["commitTime"])
+    metadata = {
+        "startRollbackTime": rb_instant,
+        "timeTakenInMillis": int((time.time() - started) * 1000),
+        "totalFilesDeleted": result["totalFilesDeleted"],
+        "commitsRollback": [target["commitTime"]],
+        "partitionMetadata": result["partitionMetadata"],
+        "instantsRollback": [{"commitTime": target["commitTime"], "action": target["action"]}],
+    }
+    done = tw.complete(ROLLBACK, rb_instant, metadata)
+    return done
+
+
+def rollback(path, instant: str) -> Instant:
+    """Roll back the pending write ``instant``; returns the completed ``rollback`` instant."""
+    started = time.time()
+    table_path = Path(path)
+    props = read_properties(table_path)
+    timeline = Timeline(table_path, props)
+    target = timeline.instant(str(instant))
+    if target is None:
+        raise RollbackError(timeline.folder, f"no instant {instant} on the timeline")
+    if target.is_completed:
+        raise RollbackError(target.path or timeline.folder,
+                            f"instant {instant} ({target.action}) is completed; only failed (pending) writes "
+                            "are rolled back here")
+    if target.action not in ROLLBACKABLE_ACTIONS:
+        raise RollbackError(target.path or timeline.folder,
+                            f"instant {instant} is a pending {target.action}, not a write")
+    tw = TimelineWriter(table_path, props)
+    rb_instant = tw.new_instant_time()
+    plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+    tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
+    return _finish(table_path, props, tw, plan, rb_instant, started)
+
+
+def rollback_pending(path, *, include_rollbacks: bool = True) -> list[Instant]:
+    """Hudi's eager rollback of failed writes: finish interrupted rollbacks, then roll back every
+    pending write instant (commit, deltacommit, replacecommit; pending compactions are left alone)."""
+    table_path = Path(path)
+    props = read_properties(table_path)
+    timeline = Timeline(table_path, props)
+    done: list[Instant] = []
+    if include_rollbacks:
+        tw = TimelineWriter(table_path, props)
+        for inst in timeline.pending():
+            if inst.action != ROLLBACK:
+                continue
+            req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
+            plan = _read_plan(req) if req.exists() else {}
+            if not plan.get("instantToRollback"):
+                tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
+                continue
+            done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+        timeline = Timeline(table_path, props)
+    for inst in timeline.pending():
+        if inst.action in ROLLBACKABLE_ACTIONS:
+            done.append(rollback(table_path, inst.requested_time))
+    return done

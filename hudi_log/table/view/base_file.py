@@ -1,0 +1,95 @@
+"""Base Parquet files as Hudi writes them (``HoodieAvroParquetWriter``):
+
+* name ``{fileId}_{writeToken}_{instant}.parquet``;
+* the five ``_hoodie_*`` meta columns first (strings), then the data columns typed from the table's Avro
+  schema (:func:`hudi_log.log.append_handle.avro_to_arrow_schema`, as parquet-avro maps them);
+* ``_hoodie_commit_seqno`` = ``{instant}_{taskPartitionId}_{n}`` with n counting from 0 per file,
+  ``_hoodie_file_name`` = the base file's name;
+* footer key/values ``parquet.avro.schema`` (the writer schema with meta fields), ``writer.model.name``
+  = ``avro``, ``hoodie_min_record_key`` / ``hoodie_max_record_key``. Hudi also stores a bloom filter
+  (``org.apache.hudi.bloomfilter``); we do not (readers do not need it; our index reads keys).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ...log.append_handle import (
+    COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, avro_to_arrow_schema,
+    schema_json, writer_schema,
+)
+
+
+def base_file_name(file_id: str, write_token: str, instant: str) -> str:
+    return f"{file_id}_{write_token}_{instant}.parquet"
+
+
+def arrow_schema_for(table_schema: dict) -> pa.Schema:
+    """The Arrow schema of base files (meta columns first) for an Avro table schema."""
+    return avro_to_arrow_schema(writer_schema(table_schema))
+
+
+def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table:
+    """``table`` with exactly ``schema``'s columns (missing ones null), cast to its types. With
+    ``strict=False`` a column Arrow cannot cast is kept as it is instead of raising."""
+    cols = []
+    for f in schema:
+        if f.name in table.column_names:
+            col = table.column(f.name)
+            if col.type != f.type:
+                try:
+                    col = col.cast(f.type)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    if strict:
+                        raise
+            cols.append(col)
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    if strict:
+        return pa.Table.from_arrays(cols, schema=schema)
+    return pa.table(cols, names=schema.names)
+
+
+def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], partition: str, file_name: str,
+                      task_partition_id: int, seqnos: list[str] | None = None) -> pa.Table:
+    """``data`` with the meta columns (re)filled; ``instant``/``seqnos`` may be given per row."""
+    n = data.num_rows
+    times = instant if isinstance(instant, list) else [instant] * n
+    if seqnos is None:
+        seqnos = [f"{instant}_{task_partition_id}_{i}" for i in range(n)]
+    meta = {
+        COMMIT_TIME: pa.array(times, pa.string()),
+        COMMIT_SEQNO: pa.array(seqnos, pa.string()),
+        RECORD_KEY: pa.array(keys, pa.string()),
+        PARTITION_PATH: pa.array([partition] * n, pa.string()),
+        FILE_NAME: pa.array([file_name] * n, pa.string()),
+    }
+    data = data.drop_columns([c for c in META_FIELDS if c in data.column_names])
+    for i, name in enumerate(META_FIELDS):
+        data = data.add_column(i, name, meta[name])
+    return data
+
+
+def write_base_file(path: Path, rows: pa.Table, table_schema: dict, keys: list[str]) -> int:
+    """Write ``rows`` (meta columns included) to ``path``; returns the file size in bytes."""
+    schema = arrow_schema_for(table_schema)
+    rows = conform(rows, schema)
+    footer = {
+        b"parquet.avro.schema": schema_json(writer_schema(table_schema)).encode("utf-8"),
+        b"writer.model.name": b"avro",
+    }
+    if keys:
+        footer[b"hoodie_min_record_key"] = min(keys).encode("utf-8")
+        footer[b"hoodie_max_record_key"] = max(keys).encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    # written aside and renamed: a killed write leaves no half Parquet file under a base file name.
+    # No ARROW:schema key (Hudi's files have none); the footer keys are added explicitly.
+    with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
+        w.write_table(rows)
+        w.add_key_value_metadata(footer)
+    tmp.replace(path)
+    return path.stat().st_size

@@ -1,0 +1,305 @@
+"""Creating a Hudi table: ``.hoodie/hoodie.properties``, the ``.hoodie`` folders, partition metadata.
+
+What we write follows the tables Hudi itself created in ``../shared/corpus``:
+
+* table version 6 (default; Hudi 0.14/0.15): timeline layout 1 (instants in ``.hoodie``),
+  ``hoodie.table.keygenerator.class``, payload ``OverwriteWithLatestAvroPayload`` (the Spark datasource
+  default, so merging across commits is by commit time), folders ``.aux/.bootstrap/{.partitions,.fileids}``,
+  ``.schema``, ``.temp``, ``archived``;
+* table version 8 (``hoodie.write.table.version=8``; Hudi 1.0): timeline layout 2 (``.hoodie/timeline``
+  and ``timeline/history``), ``hoodie.table.keygenerator.type``, ``hoodie.record.merge.mode``
+  (EVENT_TIME_ORDERING when an ordering field is set, as Hudi 1.0 defaults), payload
+  ``DefaultHoodieRecordPayload``, ``hoodie.table.initial.version``.
+* ``hoodie.table.checksum`` = CRC32 of ``"{database}.{table}"``; values escaped as
+  ``java.util.Properties.store`` does (``\\:``, ``\\=``, ``\\#``, ``\\!``, ``\\uXXXX``).
+* ``.hoodie_partition_metadata``: ``commitTime`` (the first instant writing there) and
+  ``partitionDepth`` (number of path segments, 0 for the table root).
+
+Options use Hudi's names; the ``hoodie.datasource.write.*`` spellings and the ``hoodie.table.*`` ones are
+both accepted.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Mapping
+
+from ..properties import (
+    BACKUP_FILE, PROPERTIES_FILE, TableError, TableProperties, read_properties, table_checksum,
+)
+
+DEFAULT_TABLE_VERSION = 6
+WRITABLE_TABLE_VERSIONS = (6, 8)
+TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
+MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"  # Hudi's default (Avro) merger strategy id
+PARTITION_METAFILE = ".hoodie_partition_metadata"
+
+_KEYGEN_CLASSES = {
+    "SIMPLE": "org.apache.hudi.keygen.SimpleKeyGenerator",
+    "COMPLEX": "org.apache.hudi.keygen.ComplexKeyGenerator",
+    "NON_PARTITION": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
+}
+_PAYLOAD = "org.apache.hudi.common.model.{}"
+
+
+class TableMismatchError(TableError):
+    """The table exists with another type, version, name or key than the write asked for."""
+
+
+class TableOptionsError(TableError):
+    """The options cannot create a table (no name, no record key, unknown type or version)."""
+
+
+def option(options: Mapping, *names: str, default=None):
+    """The first of ``names`` set in ``options`` (Hudi accepts several spellings)."""
+    for n in names:
+        v = options.get(n)
+        if v is not None and str(v) != "":
+            return str(v)
+    return default
+
+
+def split_fields(v) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, (list, tuple)):
+        return [str(x).strip() for x in v if str(x).strip()]
+    return [p.strip() for p in str(v).split(",") if p.strip()]
+
+
+def requested_table_type(options: Mapping) -> str | None:
+    t = option(options, "hoodie.datasource.write.table.type", "hoodie.table.type")
+    if t is None:
+        return None
+    t = t.upper().replace("-", "_")
+    if t in ("COW",):
+        t = "COPY_ON_WRITE"
+    if t in ("MOR",):
+        t = "MERGE_ON_READ"
+    return t
+
+
+def requested_table_version(options: Mapping) -> int | None:
+    v = option(options, "hoodie.write.table.version", "hoodie.table.version")
+    return int(v) if v is not None else None
+
+
+def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dict[str, str]:
+    """The ``hoodie.properties`` keys Hudi writes for a new table with these options."""
+    path = "<options>"
+    name = option(options, "hoodie.table.name", "hoodie.datasource.write.table.name")
+    if not name:
+        raise TableOptionsError(path, "hoodie.table.name is required to create a table")
+    version = requested_table_version(options) or DEFAULT_TABLE_VERSION
+    if version not in WRITABLE_TABLE_VERSIONS:
+        raise TableOptionsError(path, f"cannot write table version {version} (writable: 6, 8)")
+    table_type = requested_table_type(options) or "COPY_ON_WRITE"
+    if table_type not in TABLE_TYPES:
+        raise TableOptionsError(path, f"unknown table type {table_type!r} (COPY_ON_WRITE or MERGE_ON_READ)")
+    keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field", "hoodie.table.recordkey.fields"))
+    if not keys:
+        raise TableOptionsError(path, "hoodie.datasource.write.recordkey.field is required")
+    precombine = option(options, "hoodie.datasource.write.precombine.field", "hoodie.table.precombine.field")
+    partitions = split_fields(option(options, "hoodie.datasource.write.partitionpath.field",
+                                     "hoodie.table.partition.fields"))
+    hive = option(options, "hoodie.datasource.write.hive_style_partitioning", default="false").lower()
+    database = option(options, "hoodie.database.name", default="default")
+    kind = "NON_PARTITION" if not partitions else ("COMPLEX" if len(keys) > 1 or len(partitions) > 1 else "SIMPLE")
+    kind = (option(options, "hoodie.datasource.write.keygenerator.type", "hoodie.table.keygenerator.type")
+            or kind).upper()
+
+    p: dict[str, str] = {
+        "hoodie.table.name": name,
+        "hoodie.table.type": table_type,
+        "hoodie.table.version": str(version),
+        "hoodie.table.recordkey.fields": ",".join(keys),
+        "hoodie.database.name": database,
+        "hoodie.archivelog.folder": "archived",
+        "hoodie.datasource.write.hive_style_partitioning": "true" if hive == "true" else "false",
+        "hoodie.datasource.write.partitionpath.urlencode": "false",
+        "hoodie.datasource.write.drop.partition.columns": "false",
+    }
+    if precombine:
+        p["hoodie.table.precombine.field"] = precombine
+    if partitions:
+        p["hoodie.table.partition.fields"] = ",".join(partitions)
+    if schema is not None:
+        p["hoodie.table.create.schema"] = json.dumps(schema, separators=(",", ":"))
+    if version < 8:
+        payload = option(options, "hoodie.datasource.write.payload.class", "hoodie.compaction.payload.class",
+                         default=_PAYLOAD.format("OverwriteWithLatestAvroPayload"))
+        p.update({
+            "hoodie.timeline.layout.version": "1",
+            "hoodie.table.keygenerator.class": option(
+                options, "hoodie.datasource.write.keygenerator.class", "hoodie.table.keygenerator.class",
+                default=_KEYGEN_CLASSES.get(kind, _KEYGEN_CLASSES["SIMPLE"])),
+            "hoodie.compaction.payload.class": payload,
+            "hoodie.compaction.record.merger.strategy": MERGE_STRATEGY_ID,
+        })
+    else:
+        mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode",
+                      default="EVENT_TIME_ORDERING" if precombine else "COMMIT_TIME_ORDERING").upper()
+        payload = "DefaultHoodieRecordPayload" if mode == "EVENT_TIME_ORDERING" else "OverwriteWithLatestAvroPayload"
+        p.update({
+            "hoodie.timeline.layout.version": "2",
+            "hoodie.timeline.path": "timeline",
+            "hoodie.timeline.history.path": "history",
+            "hoodie.table.initial.version": str(version),
+            "hoodie.table.keygenerator.type": kind,
+            "hoodie.record.merge.mode": mode,
+            "hoodie.record.merge.strategy.id": MERGE_STRATEGY_ID,
+            "hoodie.compaction.payload.class": _PAYLOAD.format(payload),
+        })
+    p["hoodie.table.checksum"] = str(table_checksum(p))
+    return p
+
+
+# ---- Java properties text ------------------------------------------------------------------------
+def _escape(s: str, is_key: bool) -> str:
+    out = []
+    for i, c in enumerate(s):
+        if c == "\\":
+            out.append("\\\\")
+        elif c in "=:#!":
+            out.append("\\" + c)
+        elif c == " " and (is_key or i == 0):
+            out.append("\\ ")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\f":
+            out.append("\\f")
+        elif ord(c) < 0x20 or ord(c) > 0x7E:
+            out.extend(f"\\u{u:04X}" for u in _utf16(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _utf16(c: str) -> list[int]:
+    b = c.encode("utf-16-be")
+    return [int.from_bytes(b[i:i + 2], "big") for i in range(0, len(b), 2)]
+
+
+def _java_date(now: datetime.datetime) -> str:
+    return now.strftime("%a %b %d %H:%M:%S UTC %Y")
+
+
+def properties_text(props: Mapping[str, str], comment: str = "Properties saved on") -> str:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    lines = [f"#{comment} {now.strftime('%Y-%m-%dT%H:%M:%S.%fZ')}", f"#{_java_date(now)}"]
+    lines += [f"{_escape(k, True)}={_escape(str(v), False)}" for k, v in props.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
+    """(Re)write ``hoodie.properties`` atomically with a fresh checksum."""
+    meta = Path(table_path) / ".hoodie"
+    p = dict(props)
+    p["hoodie.table.checksum"] = str(table_checksum(p))
+    _write_atomic(meta / PROPERTIES_FILE, properties_text(p).encode("latin-1"))
+    return read_properties(table_path)
+
+
+# ---- the table -----------------------------------------------------------------------------------
+def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> TableProperties:
+    """Create the table at ``path`` (which must not be a Hudi table yet); returns its properties."""
+    root = Path(path)
+    meta = root / ".hoodie"
+    if (meta / PROPERTIES_FILE).exists() or (meta / BACKUP_FILE).exists():
+        raise TableMismatchError(meta / PROPERTIES_FILE, "a Hudi table already exists here")
+    props = table_properties_for(options, schema)
+    for d in (".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema", ".temp"):
+        (meta / d).mkdir(parents=True, exist_ok=True)
+    if int(props["hoodie.table.version"]) >= 8:
+        (meta / "timeline" / "history").mkdir(parents=True, exist_ok=True)
+    else:
+        (meta / "archived").mkdir(parents=True, exist_ok=True)
+    # hoodie.properties last: its presence is what makes the folder a table
+    _write_atomic(meta / PROPERTIES_FILE, properties_text(props).encode("latin-1"))
+    return read_properties(root)
+
+
+def check_table_matches(props: TableProperties, options: Mapping) -> None:
+    """A write's options must agree with the existing table (type, version, name, record key)."""
+    where = props.path
+    t = requested_table_type(options)
+    if t is not None and t != props.table_type:
+        raise TableMismatchError(where, f"table is {props.table_type}, the write asked for {t}")
+    v = requested_table_version(options)
+    if v is not None and v != props.version:
+        raise TableMismatchError(where, f"table version is {props.version}, the write asked for {v}")
+    if props.version not in WRITABLE_TABLE_VERSIONS:
+        raise TableMismatchError(where, f"cannot write table version {props.version} (writable: 6, 8)")
+    name = option(options, "hoodie.table.name")
+    if name is not None and name != props.name:
+        raise TableMismatchError(where, f"table name is {props.name!r}, the write asked for {name!r}")
+    keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field"))
+    if keys and keys != props.record_key_fields:
+        raise TableMismatchError(where, f"record key is {props.record_key_fields}, the write asked for {keys}")
+    parts = option(options, "hoodie.datasource.write.partitionpath.field")
+    if parts is not None and split_fields(parts) != props.partition_fields:
+        raise TableMismatchError(where, f"partition fields are {props.partition_fields}, "
+                                        f"the write asked for {split_fields(parts)}")
+
+
+class MetadataTableError(TableMismatchError):
+    """The table keeps a metadata table, which hudi-log does not maintain."""
+
+
+METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
+
+
+def drop_metadata_table_if_asked(table_path, props: TableProperties, options: Mapping) -> TableProperties:
+    """A table with a metadata table (``.hoodie/metadata``, ``hoodie.table.metadata.partitions``) lists its
+    files there: readers that use it (hudi-rs, Hudi 1.x) would not see files we write. We refuse, unless
+    the write says ``hoodie.metadata.enable=false`` — then, as a Hudi writer with the metadata table
+    disabled does, the metadata table is deleted and its partitions cleared from ``hoodie.properties``."""
+    root = Path(table_path)
+    has = any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (root / ".hoodie" / "metadata").exists()
+    if not has:
+        return props
+    if option(options, "hoodie.metadata.enable", default="true").lower() != "false":
+        raise MetadataTableError(props.path, "the table has a metadata table, which hudi-log does not update; "
+                                 "write with hoodie.metadata.enable=false to delete it first (as Hudi does)")
+    import shutil
+
+    shutil.rmtree(root / ".hoodie" / "metadata", ignore_errors=True)
+    p = props.to_dict()
+    for k in METADATA_PARTITIONS_KEYS:
+        if k in p:
+            p[k] = ""
+    return write_properties(root, p)
+
+
+def partition_depth(partition: str) -> int:
+    partition = partition.strip("/")
+    return partition.count("/") + 1 if partition else 0
+
+
+def write_partition_metadata(table_path, partition: str, instant: str) -> Path:
+    """``{partition}/.hoodie_partition_metadata`` unless it exists (Hudi keeps the first one)."""
+    d = Path(table_path) / partition.strip("/") if partition.strip("/") else Path(table_path)
+    d.mkdir(parents=True, exist_ok=True)
+    f = d / PARTITION_METAFILE
+    if not f.exists():
+        now = datetime.datetime.now(datetime.timezone.utc)
+        text = f"#partition metadata\n#{_java_date(now)}\ncommitTime={instant}\npartitionDepth={partition_depth(partition)}\n"
+        _write_atomic(f, text.encode("utf-8"))
+    return f
