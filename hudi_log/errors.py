@@ -41,3 +41,8 @@ class ContentError(LogFormatError):
 
 class LogFileNameError(HudiLogError, ValueError):
     """A log file name that does not follow `.{fileId}_{instant}.log.{version}_{writeToken}`."""
+
+
+class AppendHandleError(HudiLogError):
+    """A log write cannot do what was asked (closed handle, wrong table version, a schema it cannot
+    write). Raised by the log layer's AppendHandle and by the schema helpers below it."""

@@ -21,7 +21,8 @@ from ..format.block import LogBlock
 from ..format.grammar import BlockType
 from ..format.log_file_name import LogFileName
 from ..format.reader import RULES, open_log
-from ..log.append_handle import AppendHandle, arrow_to_avro_schema
+from ..format.content.avro_arrow import arrow_to_avro_schema
+from ..log.append_handle import AppendHandle
 from ..log.storage import Storage
 from .output import dumps, fail as _fail
 

@@ -13,7 +13,7 @@ from typing import BinaryIO, Iterable, Mapping, Sequence, Union
 
 from . import grammar
 from .block import LogBlock
-from .grammar import BlockType, HeaderKey
+from .grammar import BlockType, CommandBlockType, HeaderKey
 from .source import JoinedSource
 
 
@@ -69,4 +69,17 @@ def framed_avro_block(
         offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
         header_entries=proto.header_entries, content_offset=content_offset,
         content_length=len(prefix) + sum(len(r) for r in records), _source=JoinedSource(parts),
+    )
+
+
+def rollback_block(instant: str, target_instant: str) -> LogBlock:
+    """A ROLLBACK command block: INSTANT_TIME, TARGET_INSTANT_TIME, COMMAND_BLOCK_TYPE, no content."""
+    return LogBlock.new(
+        BlockType.command_block,
+        {
+            HeaderKey.instant_time: instant,
+            HeaderKey.target_instant_time: target_instant,
+            HeaderKey.command_block_type: str(int(CommandBlockType.rollback_block)),
+        },
+        b"",
     )

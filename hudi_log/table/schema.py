@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from typing import Mapping
 
-from ..log.append_handle import META_FIELDS, arrow_to_avro_schema, avro_to_arrow_schema, strip_meta_fields
+from ..format.content.avro_arrow import arrow_to_avro_schema
+from ..format.content.meta_fields import META_FIELDS, strip_meta_fields
+from ..log.append_handle import avro_to_arrow_schema
 from .properties import TableProperties
 from .timeline.timeline import Timeline
 from .errors import SchemaEvolutionError

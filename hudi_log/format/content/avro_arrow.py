@@ -12,11 +12,12 @@ Named types are resolved with Avro's namespace rules.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 import pyarrow as pa
 
-from ...errors import HudiLogError
+from ...errors import AppendHandleError, HudiLogError
+from .meta_fields import META_FIELDS
 
 PRIMITIVE = {"null": pa.null(), "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(),
              "float": pa.float32(), "double": pa.float64(), "bytes": pa.binary(), "string": pa.string()}
@@ -101,3 +102,64 @@ def avro_to_arrow_schema(schema: Mapping | str) -> pa.Schema:
         raise UnsupportedAvroType("not an Avro record schema")
     struct, _ = _Converter().conv(dict(schema), schema.get("namespace"))
     return pa.schema(list(struct))
+
+
+def arrow_to_avro_schema(arrow_schema, name: str = "record", namespace: Optional[str] = None) -> dict:
+    """An Avro record schema for an Arrow schema, every field ``["null", T]`` default null (Hudi's style)."""
+    import pyarrow.types as pt
+
+    def conv(t, fname: str, ns: str):
+        if pt.is_boolean(t):
+            return "boolean"
+        if pt.is_int8(t) or pt.is_int16(t) or pt.is_int32(t) or pt.is_uint8(t) or pt.is_uint16(t):
+            return "int"
+        if pt.is_int64(t) or pt.is_uint32(t):
+            return "long"
+        if pt.is_float16(t) or pt.is_float32(t):
+            return "float"
+        if pt.is_float64(t):
+            return "double"
+        if pt.is_string(t) or pt.is_large_string(t):
+            return "string"
+        if pt.is_binary(t) or pt.is_large_binary(t):
+            return "bytes"
+        if pt.is_fixed_size_binary(t):
+            return {"type": "fixed", "name": fname, "namespace": ns, "size": t.byte_width}
+        if pt.is_date32(t) or pt.is_date64(t):
+            return {"type": "int", "logicalType": "date"}
+        if pt.is_timestamp(t):
+            unit = "millis" if t.unit in ("s", "ms") else "micros"
+            kind = "timestamp" if t.tz is not None else "local-timestamp"
+            return {"type": "long", "logicalType": f"{kind}-{unit}"}
+        if pt.is_time32(t):
+            return {"type": "int", "logicalType": "time-millis"}
+        if pt.is_time64(t):
+            return {"type": "long", "logicalType": "time-micros"}
+        if pt.is_decimal(t):
+            return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
+        if pt.is_list(t) or pt.is_large_list(t):
+            return {"type": "array", "items": nullable(conv(t.value_type, fname, ns))}
+        if pt.is_map(t):
+            return {"type": "map", "values": nullable(conv(t.item_type, fname, ns))}
+        if pt.is_struct(t):
+            return {
+                "type": "record", "name": fname, "namespace": ns,
+                "fields": [
+                    {"name": f.name, "type": nullable(conv(f.type, f.name, f"{ns}.{fname}")), "default": None}
+                    for f in t
+                ],
+            }
+        if pt.is_dictionary(t):
+            return conv(t.value_type, fname, ns)
+        raise AppendHandleError(f"no Avro type for Arrow type {t} (field {fname!r})")
+
+    def nullable(avro_t):
+        return ["null", avro_t]
+
+    ns = namespace if namespace is not None else f"hoodie.{name}"
+    fields = [
+        {"name": f.name, "type": nullable(conv(f.type, f.name, ns)), "default": None}
+        for f in arrow_schema
+        if f.name not in META_FIELDS
+    ]
+    return {"type": "record", "name": f"{name}_record", "namespace": ns, "fields": fields}

@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...format.reader import open_log
-from ...log.append_handle import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
+from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
 from ...format.grammar import BlockType
 from ...format.log_file_name import make_write_token
 from ..timeline import commit_metadata as cm

@@ -24,7 +24,7 @@ from pathlib import Path
 import fastavro
 
 from ...format.reader import open_log
-from ...log.append_handle import rollback_block
+from ...format.framing import rollback_block
 from ...format.log_file_name import make_write_token
 from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
 from ...log.storage import BackgroundSyncs, Storage

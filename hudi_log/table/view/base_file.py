@@ -17,10 +17,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ...log.append_handle import (
-    COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, avro_to_arrow_schema,
-    schema_json, writer_schema,
+from ...format.content.meta_fields import (
+    COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
 )
+from ...log.append_handle import avro_to_arrow_schema
 
 
 def base_file_name(file_id: str, write_token: str, instant: str) -> str:

@@ -69,7 +69,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...format.content.deletes import DeleteRecord, OrderingKind
-from ...log.append_handle import META_FIELDS, RECORD_KEY, AppendHandle, avro_to_arrow_schema, schema_json
+from ...format.content.meta_fields import META_FIELDS, RECORD_KEY, schema_json
+from ...log.append_handle import AppendHandle, avro_to_arrow_schema
 from ...format.log_file_name import make_write_token
 from ...log.storage import BackgroundSyncs
 from .. import markers

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ...log.append_handle import RECORD_KEY
+from ...format.content.meta_fields import RECORD_KEY
 from ..timeline.commit_metadata import write_stats
 from ..view.file_system_view import FileSystemView
 from ..properties import TableProperties
