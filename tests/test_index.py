@@ -172,7 +172,8 @@ def test_update_only_logs_need_every_stat_naming_the_file_clean():
 def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, table_type):
     from hudi_log.table.write.index import DeferredIndex
     from hudi_log.table.markers import marker_dir
-    from hudi_log.table.write.client import begin_write, write_batches
+    from hudi_log.table.write.client import begin_write
+    from hudi_log.table.write.task import write_batches
 
     path = tmp_path / "t"
     opts, t = _opts(table_type), _rows

@@ -21,7 +21,8 @@ from hudi_log.table import read_properties, read_table
 from hudi_log.table.write.create import TableMismatchError
 from hudi_log.table.services.rollback import rollback
 from hudi_log.table.timeline.timeline import Timeline
-from hudi_log.table.write.client import begin_write, key_digest, repeated_hashes, route, write_batches, write_task
+from hudi_log.table.write.client import begin_write
+from hudi_log.table.write.task import key_digest, repeated_hashes, route, write_batches, write_task
 from hudi_log.table.errors import RecordKeyError, RollbackError, SchemaEvolutionError
 
 hudi = pytest.importorskip("hudi")

@@ -12,7 +12,8 @@ from hudi_log.table.write import keygen
 from hudi_log.table.write import index as key_index
 from hudi_log.table.write.index import KeyIndex
 from hudi_log.table.write.keygen import KeyGenerator
-from hudi_log.table.write.client import WriteContext, _group_rows, _precombine, _precombine_columns, _route_rows, _take
+from hudi_log.table.write.context import WriteContext
+from hudi_log.table.write.task import _group_rows, _precombine, _precombine_columns, _route_rows, _take
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
 PARTS = st.sampled_from(["p1", "p2"])

@@ -7,7 +7,7 @@
   snapshot in the picklable ``WriteContext`` that ships with the writer to every task (MOR through
   :func:`write`: built by a driver thread while Spark shuffles, into an Arrow file in the instant's
   marker folder that the tasks memory-map when they first look a key up);
-* each Spark task: :func:`hudi_log.table.write.client.write_batches` on its Arrow batches (its partition id is
+* each Spark task: :func:`hudi_log.table.write.task.write_batches` on its Arrow batches (its partition id is
   its task id, so its write token, so its own log and base files); its write stats are its commit message;
 * driver, after every task succeeded: ``commit`` completes the instant (commit metadata written last and
   atomically); on any task failure Spark calls ``abort``, which rolls the instant back (a ``rollback``
@@ -21,9 +21,9 @@ tasks inserting the same new key would insert it twice. So:
 * :func:`write` (``hudi_log.spark.write(df, path, options)``) is the safe path for any DataFrame: it
   begins the transaction, then saves through the data source, which takes the transaction over instead
   of beginning another. COW rows are first repartitioned by the file group each is routed to
-  (:func:`hudi_log.table.write.client.route`; rows of new keys by record key). MOR rows are written by the
+  (:func:`hudi_log.table.write.task.route`; rows of new keys by record key). MOR rows are written by the
   tasks that hold them (tasks sharing a file group write separate log files of it): each task reports
-  a digest of the keys it wrote (:func:`hudi_log.table.write.client.key_digest`), and when the commit finds a
+  a digest of the keys it wrote (:func:`hudi_log.table.write.task.key_digest`), and when the commit finds a
   key in two tasks it rolls the instant back and :func:`write` runs again behind a hash shuffle on the
   record-key columns, which brings one key's rows into one task. Distinct keys, the usual upsert, so
   cost no shuffle; ``hudi_log.write.shuffle.keys=always`` shuffles up front (input known to repeat
@@ -85,7 +85,7 @@ class RepeatedKeyError(WriteConflictError):
 class HudiCommitMessage(WriterCommitMessage):
     task_id: int
     stats: list[dict] = field(default_factory=list)
-    key_digest: object = None  # numpy uint64 array (hudi_log.table.write.client.key_digest), when checked
+    key_digest: object = None  # numpy uint64 array (hudi_log.table.write.task.key_digest), when checked
 
 
 def _partition_id() -> int:
@@ -131,12 +131,12 @@ class HudiWriter(DataSourceArrowWriter):
         except BaseException:
             restore(path, self.aside)
             raise
-        from ..table.write.client import combines
+        from ..table.write.context import combines
 
         self.check_keys = combines(self.tx.context)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> HudiCommitMessage:
-        from ..table.write.client import write_task
+        from ..table.write.task import write_task
 
         task_id = _partition_id()
         batches = (b.drop_columns([ROUTE_COLUMN]) if ROUTE_COLUMN in b.schema.names else b for b in iterator)
@@ -158,7 +158,8 @@ class HudiWriter(DataSourceArrowWriter):
             shutil.rmtree(self.aside, ignore_errors=True)
 
     def _check_repeated_keys(self, ctx, messages) -> None:
-        from ..table.write.client import combine_option, repeated_hashes
+        from ..table.write.context import combine_option
+        from ..table.write.task import repeated_hashes
 
         digests = [m.key_digest for m in messages if m is not None]
         if not repeated_hashes(digests):
@@ -255,7 +256,9 @@ def _write_once(df, path: str, options: dict, mode: str, shuffle_keys: bool):
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
-    from ..table.write.client import begin_write, combines, route
+    from ..table.write.client import begin_write
+    from ..table.write.context import combines
+    from ..table.write.task import route
 
     aside = move_aside(path) if mode == "overwrite" else None
     try:

@@ -51,6 +51,7 @@ from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, s
 from ...format.grammar import BlockType
 from ...format.log_file_name import make_write_token
 from ..timeline import commit_metadata as cm
+from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, write_base_file
 from ..timeline.pending import pending_plans
 from ..properties import TableError
@@ -58,7 +59,6 @@ from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, REPLACE_COMMIT, Timeline
 from ..timeline.writer import TimelineWriter
-from ..write.client import WriteResult
 
 _JS = {"type": "string", "avro.java.string": "String"}
 _S = ["null", _JS]

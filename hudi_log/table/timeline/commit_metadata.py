@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import fastavro
@@ -165,3 +166,17 @@ def empty_write_stat() -> dict:
         "totalRollbackBlocks": 0, "fileSizeInBytes": 0, "minEventTime": None, "maxEventTime": None,
         "runtimeStats": None,
     }
+
+
+@dataclass
+class WriteResult:
+    instant: str
+    action: str
+    operation: str
+    completion_time: str | None
+    write_stats: list[dict]
+    num_inserts: int = 0
+    num_updates: int = 0
+    num_deletes: int = 0
+    replaced_file_ids: dict[str, list[str]] = field(default_factory=dict)
+    rolled_back: list[str] = field(default_factory=list)  # rollback instants run first (eager rollback)

@@ -1,0 +1,85 @@
+"""What one write instant is, for every process that takes part in it: the operation and its action
+(Hudi's ``WriteOperationType`` and the commit action it completes), the write options under Hudi's
+names, and :class:`WriteContext`, the plain, picklable state the driver hands to each task (as Java's
+write client hands its ``HoodieWriteConfig`` and index to the executors).
+
+The driver side is :mod:`.client`, the task side :mod:`.task`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+
+from .create import (
+    option,
+)
+from .index import DeferredIndex, FileGroupInfo, KeyIndex
+from .keygen import KeyGenerator
+from ..properties import TableProperties
+from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT
+from ..errors import WriteError
+
+OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite")
+DEFAULT_MAX_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size
+DEFAULT_RECORD_SIZE_ESTIMATE = 1024  # hoodie.copyonwrite.record.size.estimate
+
+
+@dataclass
+class WriteContext:
+    """What a worker needs to write its share of one instant (plain data; pickles)."""
+    table_path: str
+    props: dict[str, str]
+    instant: str
+    action: str
+    schema: dict  # the Avro table schema (no meta fields) this instant writes
+    operation: str
+    index: KeyIndex | DeferredIndex  # record key -> (partition, file id)
+    options: dict[str, str]
+    file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
+    records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE
+
+    @property
+    def properties(self) -> TableProperties:
+        return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
+
+    @property
+    def keygen(self) -> KeyGenerator:
+        p = self.properties
+        return KeyGenerator(self.table_path, tuple(p.record_key_fields), tuple(p.partition_fields),
+                            p.hive_style_partitioning)
+
+
+def normalise_options(options: Mapping | None) -> dict[str, str]:
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
+
+
+def resolve_operation(operation: str | None, options: Mapping) -> str:
+    op = (operation or option(options, "hoodie.datasource.write.operation", default="upsert")).lower()
+    if op not in OPERATIONS:
+        raise WriteError("<options>", f"unknown operation {op!r} (one of {', '.join(OPERATIONS)})")
+    return op
+
+
+def action_for(props: TableProperties, operation: str) -> str:
+    if operation == "insert_overwrite":
+        return REPLACE_COMMIT
+    return DELTA_COMMIT if props.is_mor else COMMIT
+
+
+# ---- the worker -----------------------------------------------------------------------------------
+def combine_option(ctx: WriteContext) -> str:
+    """The Hudi option that says whether this operation combines rows of one key: ``hoodie.combine.
+    before.upsert`` / ``.delete``, and ``.insert`` for insert, bulk_insert and insert_overwrite."""
+    return f"hoodie.combine.before.{ctx.operation if ctx.operation in ('upsert', 'delete') else 'insert'}"
+
+
+def combines(ctx: WriteContext) -> bool:
+    """Whether rows of one key are combined before writing (:func:`combine_option`; default true for
+    upsert and delete, false for the inserts). Turned off, duplicates are written as they come, as
+    Hudi does."""
+    name = combine_option(ctx)
+    default = "false" if name.endswith(".insert") else "true"
+    return option(ctx.options, name, default=default).lower() == "true"

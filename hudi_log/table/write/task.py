@@ -1,0 +1,396 @@
+"""The task side of a write (Java's ``BaseSparkCommitActionExecutor`` partitions and the write handles
+they open): precombine a task's records (``hoodie.combine.before.*``), tag each with its file group
+through the index, and write each file group's share: new base files for inserts
+(``HoodieCreateHandle``), log appends on MERGE_ON_READ (``HoodieAppendHandle``, through the log layer),
+rewritten base files on COPY_ON_WRITE (``HoodieMergeHandle``). Each task returns the write stats of
+what it wrote, and optionally a digest of its keys for the driver's cross-task check.
+
+:func:`route` is the same tagging for a driver that repartitions rows by file group before the tasks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ...format.content.deletes import DeleteRecord, OrderingKind
+from ...format.content.meta_fields import META_FIELDS, RECORD_KEY
+from ...format.log_file_name import make_write_token
+from ...log.append_handle import AppendHandle, avro_to_arrow_schema
+from ...log.storage import BackgroundSyncs
+from .. import markers
+from ..read.scanner import EVENT_TIME, ordering_ge
+from ..services.rollback import table_storage
+from ..timeline.commit_metadata import empty_write_stat
+from ..view.base_file import arrow_schema_for, base_file_name, conform, with_meta_columns, write_base_file
+from .context import WriteContext, combines
+from .create import option, write_partition_metadata
+from .index import FileGroupInfo, repeats
+
+
+# ---- routing --------------------------------------------------------------------------------------
+def route(ctx: WriteContext, batch) -> pa.Array:
+    """The file group id each row goes to: its current file group for a known key (upsert, delete),
+    ``""`` for a new key (see the module docstring on repartitioning)."""
+    if ctx.operation not in ("upsert", "delete") or batch.num_rows == 0:
+        return pa.array([""] * batch.num_rows, pa.string())
+    keys = _strings(ctx.keygen.record_key_array(batch))
+    fids = _index_locations(ctx, keys, _partitions_for(ctx, batch, keys))
+    return pc.fill_null(fids, "")
+
+
+def _strings(values) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    return values if isinstance(values, pa.Array) else pa.array(values, pa.string())
+
+
+def _index_locations(ctx: WriteContext, keys, parts) -> pa.Array:
+    """The file id holding each key in the same partition (null where none)."""
+    if not len(ctx.index):
+        return pa.nulls(len(keys), pa.string())
+    return ctx.index.locate(_strings(keys), _strings(parts))[0]
+
+
+def _partitions_for(ctx: WriteContext, batch, keys: pa.Array) -> pa.Array:
+    kg = ctx.keygen
+    if ctx.operation == "delete" and any(f not in batch.schema.names for f in kg.partition_fields):
+        # a delete given keys only: the partition the index knows
+        return pc.fill_null(ctx.index.locate(keys)[1], "")
+    return kg.partition_path_array(batch)
+
+
+def _distinct(keys: pa.Array, digest: np.ndarray | None = None) -> bool:
+    """No (partition, key) pair repeats: known from a digest without repeated hashes, else counted."""
+    import polars as pl
+
+    if digest is not None and not repeats(digest):
+        return True
+    return pl.Series(keys).n_unique() == len(keys)
+
+
+def _ordering(ctx: WriteContext, table: pa.Table) -> list[tuple] | None:
+    fields = [f for f in ctx.properties.ordering_fields if f in table.column_names]
+    if not fields or len(fields) != len(ctx.properties.ordering_fields):
+        return None
+    cols = [table.column(f).to_pylist() for f in fields]
+    return [tuple(v) for v in zip(*cols)]
+
+
+def _precombine(keys, parts, ordering) -> list[int]:
+    """Row indices that survive: per (partition, key) the greatest ordering value, ties to the later row."""
+    best: dict[tuple[str, str], int] = {}
+    for i, kp in enumerate(zip(parts, keys)):
+        j = best.get(kp)
+        if j is None or ordering is None or ordering_ge(ordering[i], ordering[j]):
+            best[kp] = i
+    return sorted(best.values())
+
+
+def _precombine_columns(ctx: WriteContext, table: pa.Table, keys, parts) -> list[int] | None:
+    """``_precombine`` as one sort: per (partition, key) the last row by (ordering value, nulls first;
+    row number) is the row ``ordering_ge``'s fold keeps. None where the fold's comparison is not Arrow's
+    (several or no ordering fields, types other than integers / strings, floats with NaN)."""
+    fields = ctx.properties.ordering_fields
+    if len(fields) != 1 or fields[0] not in table.column_names:
+        return None
+    col = table.column(fields[0])
+    t = col.type
+    if pa.types.is_floating(t):
+        if pc.any(pc.is_nan(col)).as_py():
+            return None
+    elif not (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return None
+    n = table.num_rows
+    cols = pa.table({"p": _strings(parts), "k": _strings(keys), "o": col,
+                     "i": pa.array(np.arange(n, dtype=np.int64))})
+    order = pc.sort_indices(cols, sort_keys=[("p", "ascending"), ("k", "ascending"),
+                                             ("o", "ascending", "at_start"), ("i", "ascending")])
+    sp, sk = cols.column("p").take(order), cols.column("k").take(order)
+    if n > 1:
+        changes = pc.or_(pc.not_equal(sp.slice(1), sp.slice(0, n - 1)), pc.not_equal(sk.slice(1), sk.slice(0, n - 1)))
+        last = np.append(changes.to_numpy(zero_copy_only=False), True)
+    else:
+        last = np.ones(n, dtype=bool)
+    return np.sort(order.to_numpy()[last]).tolist()
+
+
+def _route_rows(ctx: WriteContext, keys, parts) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
+    deletes), {partition: rows} for the others (inserts; dropped for a delete); rows ascending. Vectorized:
+    one hash lookup of every key in the index's keys, then a group-by."""
+    n = len(keys)
+    parts_arr = _strings(parts)
+    fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
+    rows = np.arange(n, dtype=np.int64)
+    is_update = pc.is_valid(fids).to_numpy(zero_copy_only=False)
+    updates = _group_rows(fids.filter(pa.array(is_update)), rows[is_update])
+    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pa.array(~is_update)), rows[~is_update])
+    return updates, inserts
+
+
+def _group_rows(labels: pa.Array, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """{label: its rows, in their order}: a dictionary encoding and a stable sort of the codes."""
+    if len(labels) == 0:
+        return {}
+    enc = pc.dictionary_encode(labels, null_encoding="encode")
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    bounds = np.cumsum(np.bincount(codes, minlength=len(enc.dictionary)))[:-1]
+    return dict(zip(enc.dictionary.to_pylist(), np.split(rows[np.argsort(codes, kind="stable")], bounds)))
+
+
+def _take(data, idx: np.ndarray):
+    """Rows ``idx`` (ascending) of a table or array: a slice, not a copy, when they are one run (an
+    upsert in the order the file groups were written)."""
+    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        return data.slice(int(idx[0]), len(idx))
+    return data.take(pa.array(idx, pa.int64()))
+
+
+def to_table(batches) -> pa.Table | None:
+    if isinstance(batches, pa.Table):
+        return batches
+    if isinstance(batches, pa.RecordBatch):
+        return pa.Table.from_batches([batches])
+    items = [b for b in batches]
+    if not items:
+        return None
+    tables = [b if isinstance(b, pa.Table) else pa.Table.from_batches([b]) for b in items]
+    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+
+
+def _write_token(ctx: WriteContext, task_id: int) -> str:
+    # stage id from the instant's milliseconds: a new token (so a new log file) for every instant
+    return make_write_token(task_id, int(ctx.instant[-5:]), 0)
+
+
+@dataclass
+class TaskWrite:
+    """What one worker wrote: a write stat per file, and (when asked) the digest of its keys."""
+    stats: list[dict]
+    #: sorted, distinct 64-bit hashes of the (partition, record key) pairs written (:func:`key_digest`)
+    key_digest: np.ndarray | None = None
+
+
+def key_digest(keys: pa.Array, parts: pa.Array) -> np.ndarray:
+    """Sorted 64-bit hashes of the (partition, record key) pairs: what a driver compares across tasks to
+    find a key that two tasks both wrote. Equal hashes of different pairs (about 1 in 10^7 for a billion
+    keys) only raise a false alarm; different hashes are always different pairs."""
+    import polars as pl
+
+    return np.sort(pl.DataFrame({"p": parts, "k": keys}).hash_rows(seed=0).to_numpy())
+
+
+def repeated_hashes(digests: Iterable[np.ndarray]) -> int:
+    """How many hashes occur in more than one of ``digests`` (each sorted and distinct)."""
+    parts = [d for d in digests if d is not None and len(d)]
+    if len(parts) < 2:
+        return 0
+    h = np.concatenate(parts)
+    h.sort(kind="stable")  # sorted runs: a merge
+    return repeats(h)
+
+
+def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
+                  task_id: int = 0) -> list[dict]:
+    """Write this task's records for ``ctx.instant``; returns one write stat per file written."""
+    return write_task(ctx, batches, task_id).stats
+
+
+def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
+               task_id: int = 0, *, digest: bool = False) -> TaskWrite:
+    """:func:`write_batches`, and with ``digest`` the :func:`key_digest` of the pairs written, so that
+    a driver can check that no two tasks wrote one key (which neither could combine)."""
+    table = to_table(batches)
+    if table is None or table.num_rows == 0:
+        return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
+    props = ctx.properties
+    keys = _strings(ctx.keygen.record_key_array(table))
+    parts = _strings(_partitions_for(ctx, table, keys))
+    rows = None
+    hashes = key_digest(keys, parts) if digest else None
+    # distinct keys (the usual batch) have nothing to combine: one hash pass instead of the sort
+    if combines(ctx) and not _distinct(keys, hashes):
+        rows = _precombine_columns(ctx, table, keys, parts)
+        if rows is None:
+            rows = _precombine(keys.to_pylist(), parts.to_pylist(), _ordering(ctx, table))
+    if rows is not None and len(rows) != table.num_rows:
+        taken = pa.array(rows, pa.int64())
+        table, keys, parts = table.take(taken), keys.take(taken), parts.take(taken)
+    # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
+    ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
+    if ctx.operation != "delete":
+        table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
+                        avro_to_arrow_schema(ctx.schema))
+    # route: existing file group (updates / deletes) or new (inserts)
+    updates, inserts = _route_rows(ctx, keys, parts)
+    token = _write_token(ctx, task_id)
+    stats: list[dict] = []
+    key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
+    # the log files are durable before this task reports them, not each before the next is encoded
+    with BackgroundSyncs() as syncs:
+        storage = table_storage(syncs)
+        for fid, idx in updates.items():
+            g = ctx.file_groups[fid]
+            if props.is_mor:
+                stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
+            else:
+                key_list = keys.to_pylist() if key_list is None else key_list
+                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token))
+        for part, idx in inserts.items():
+            for start in range(0, len(idx), ctx.records_per_file):
+                chunk = idx[start:start + ctx.records_per_file]
+                stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
+    if hashes is not None and repeats(hashes):
+        hashes = np.unique(hashes)  # the pairs that survived the precombine
+    return TaskWrite(stats, hashes)
+
+
+def _stat(ctx, partition: str, fid: str, path: str, prev: str, **counts) -> dict:
+    s = empty_write_stat()
+    s.update({"fileId": fid, "path": path, "prevCommit": prev, "partitionPath": partition})
+    s.update(counts)
+    return s
+
+
+def _rel(partition: str, name: str) -> str:
+    return f"{partition}/{name}" if partition else name
+
+
+def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
+    fid = f"{uuid.uuid4()}-0"
+    name = base_file_name(fid, token, ctx.instant)
+    write_partition_metadata(ctx.table_path, partition, ctx.instant)
+    markers.create_marker(ctx.table_path, ctx.instant, partition, name, markers.CREATE)
+    data = _take(table, idx)
+    ks = _take(keys, idx).to_pylist()
+    rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
+                             task_partition_id=task_id)
+    path = Path(ctx.table_path) / _rel(partition, name)
+    size = write_base_file(path, rows, ctx.schema, ks)
+    return _stat(ctx, partition, fid, _rel(partition, name), "null", numWrites=len(idx), numInserts=len(idx),
+                 totalWriteBytes=size, fileSizeInBytes=size)
+
+
+_WRAPPER_KINDS = {"int": "INT", "long": "LONG", "float": "FLOAT", "double": "DOUBLE", "string": "STRING",
+                  "boolean": "BOOLEAN"}
+
+
+def _delete_record(ctx, key: str, partition: str, ordering, i) -> DeleteRecord:
+    """The delete of ``key``: its ordering value from the batch, wrapped as the field's Avro type (Hudi
+    wraps the record's value); without one, Hudi's default (IntWrapper 0: the delete always wins)."""
+    if ordering is None or len(ordering[i]) != 1 or ordering[i][0] is None:
+        return DeleteRecord.of(key, partition, 0)
+    value = ordering[i][0]
+    field_type = next((f["type"] for f in ctx.schema["fields"] if f["name"] == ctx.properties.ordering_fields[0]), None)
+    base = [t for t in field_type if t != "null"] if isinstance(field_type, list) else [field_type]
+    kind = _WRAPPER_KINDS.get(base[0]) if len(base) == 1 and isinstance(base[0], str) else None
+    if kind is None:
+        return DeleteRecord.of(key, partition, value)
+    return DeleteRecord(key, partition, value, OrderingKind[kind])
+
+
+def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, storage) -> dict:
+    props = ctx.properties
+    sizes = {}
+    for opt, arg in (("hoodie.logfile.data.block.max.size", "max_block_size"),
+                     ("hoodie.logfile.max.size", "log_file_max_size")):
+        if option(ctx.options, opt) is not None:
+            sizes[arg] = int(option(ctx.options, opt))
+    key_spec = _arrow_key_field(ctx, table)
+    handle = AppendHandle(ctx.table_path, g.partition, g.file_id, ctx.instant, ctx.schema,
+                          key_spec or (lambda r: r[RECORD_KEY]), table_version=props.version, base_instant=g.base_instant,
+                          task_partition_id=task_id, write_token=token, storage=storage,
+                          block_format=option(ctx.options, "hoodie.logfile.data.block.format", default="avro").lower(),
+                          **sizes)
+    markers.create_marker(ctx.table_path, ctx.instant, g.partition, str(handle.writer.log_file), markers.APPEND)
+    if ctx.operation == "delete":
+        for i, key in zip(idx.tolist(), _take(keys, idx).to_pylist()):
+            handle.delete(key, g.partition, _delete_record(ctx, key, g.partition, ordering, i))
+    else:
+        sub = _take(table, idx)
+        if key_spec is not None:  # the whole batch as columns (the handle checks and encodes them at once)
+            handle.write_all(sub, is_update=True)
+        else:
+            for key, rec in zip(_take(keys, idx).to_pylist(), sub.to_pylist(maps_as_pydicts="strict")):
+                rec[RECORD_KEY] = key
+                handle.write(rec, is_update=True)
+    ws = handle.close()
+    for name in ws.log_files:
+        markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.APPEND)
+    base = Path(g.base_file).name if g.base_file else ""
+    s = ws.hudi_write_stat(base_file=base)
+    s["prevCommit"] = g.base_instant
+    return s
+
+
+def _arrow_key_field(ctx, table) -> str | None:
+    """The record-key field when the handle can take keys from it as a column: one key field of string
+    or integer type, whose text is the key the key generator makes (Java's toString)."""
+    fields = ctx.properties.record_key_fields
+    if len(fields) != 1 or fields[0] not in table.column_names:
+        return None
+    t = table.schema.field(fields[0]).type
+    return fields[0] if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) else None
+
+
+def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token) -> dict:
+    """COW: the file group's next base file = its rows with this batch's updates / deletes applied."""
+    import pyarrow.parquet as pq
+
+    props = ctx.properties
+    name = base_file_name(g.file_id, token, ctx.instant)
+    markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.MERGE)
+    old = pq.read_table(g.base_file) if g.base_file else None
+    incoming = {keys[i]: i for i in idx.tolist()}
+    event_time = props.merge_mode == EVENT_TIME and ordering is not None
+    fields = props.ordering_fields
+    keep_old: list[int] = []
+    take_new: list[int] = []
+    deletes = updates = 0
+    if old is not None:
+        old_keys = old.column(RECORD_KEY).to_pylist()
+        old_ord = [tuple(v) for v in zip(*[old.column(f).to_pylist() for f in fields])] \
+            if event_time and all(f in old.column_names for f in fields) else None
+        for j, k in enumerate(old_keys):
+            i = incoming.pop(k, None)
+            if i is None:
+                keep_old.append(j)
+            elif ctx.operation == "delete":
+                # as the MOR readers merge a delete: it loses only to a greater stored ordering value
+                if old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
+                    keep_old.append(j)
+                else:
+                    deletes += 1
+            elif old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
+                keep_old.append(j)  # the stored row has the greater ordering value
+            else:
+                take_new.append(i)
+                updates += 1
+    if ctx.operation != "delete":
+        take_new.extend(incoming.values())  # keys the index saw in logs only; none for COW
+    schema = arrow_schema_for(ctx.schema)
+    parts = []
+    if old is not None and keep_old:
+        parts.append(conform(old.take(pa.array(keep_old, pa.int64())), schema))
+    if take_new:
+        data = table.take(pa.array(take_new, pa.int64()))
+        rows = with_meta_columns(data, instant=ctx.instant, keys=[keys[i] for i in take_new], partition=g.partition,
+                                 file_name=name, task_partition_id=task_id)
+        parts.append(conform(rows, schema))
+    merged = pa.concat_tables(parts) if parts else schema.empty_table()
+    path = Path(ctx.table_path) / _rel(g.partition, name)
+    all_keys = merged.column(RECORD_KEY).to_pylist()
+    size = write_base_file(path, merged, ctx.schema, all_keys)
+    s = _stat(ctx, g.partition, g.file_id, _rel(g.partition, name), g.base_instant,
+              numWrites=merged.num_rows, numUpdateWrites=updates, numDeletes=deletes,
+              numInserts=len(take_new) - updates, totalWriteBytes=size, fileSizeInBytes=size)
+    if g.base_file:
+        s["prevBaseFile"] = Path(g.base_file).name
+    return s
