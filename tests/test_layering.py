@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("log", ("hudi_log.log",)),
     ("table basics", ("hudi_log.table.properties", "hudi_log.table.errors", "hudi_log.table.markers")),
     ("timeline", ("hudi_log.table.timeline",)),
+    ("concurrency", ("hudi_log.table.concurrency",)),
     ("schema and view", ("hudi_log.table.schema", "hudi_log.table.view")),
     ("read", ("hudi_log.table.read",)),
     ("services", ("hudi_log.table.services",)),

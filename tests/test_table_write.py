@@ -26,6 +26,7 @@ from hudi_log.table.write.task import key_digest, repeated_hashes, route, write_
 from hudi_log.table.errors import RecordKeyError, RollbackError, SchemaEvolutionError
 
 hudi = pytest.importorskip("hudi")
+from writers import crash
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
 
 KINDS = [(t, v) for t in ("COPY_ON_WRITE", "MERGE_ON_READ") for v in (6, 8)]
@@ -238,6 +239,7 @@ def _failed_write(path, o):
     """A write killed after writing its files, before its commit."""
     tx = begin_write(path, "upsert", o, schema=rows([1], ["a"], [1]).schema)
     write_batches(tx.context, rows([2, 4], ["FAILED", "FAILED"], [9, 9]), 0)
+    crash(tx)  # its heartbeat goes stale: a dead writer's instant, which the next one may roll back
     return tx.instant
 
 

@@ -53,7 +53,7 @@ print("ready", flush=True)
 sys.stdin.readline()
 t0 = time.monotonic()
 if job["op"] == "compact":
-    run_compaction(job["path"], job["instant"])
+    run_compaction(job["path"], job["instant"], job.get("options"))
 else:
     schema = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
     write_table(job["path"], pa.Table.from_pylist(job["rows"], schema=schema), job["op"], job["options"])
@@ -61,10 +61,27 @@ print("done", time.monotonic() - t0, flush=True)
 """
 
 
+#: heartbeats that a killed process stops keeping expire after 2 x 0.5 s, so cleanup need not wait Java's 120 s
+HEARTBEAT = {"hoodie.client.heartbeat.interval_in_ms": "500", "hoodie.client.heartbeat.tolerable.misses": "2"}
+HEARTBEAT_CLI = [a for k, v in HEARTBEAT.items() for a in ("--option", f"{k}={v}")]
+
+
 def options(version: int, table_type: str) -> dict:
     return {"hoodie.table.name": "killed", "hoodie.datasource.write.recordkey.field": "id",
             "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
-            "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": str(version)}
+            "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": str(version),
+            **HEARTBEAT}
+
+
+def wait_for_dead_heartbeats(base: Path) -> None:
+    """Until every heartbeat left by the killed process has expired (the next writer then takes its
+    instant for failed; before that, it would stop at a live writer)."""
+    folder = base / ".hoodie" / ".heartbeat"
+    timeout = int(HEARTBEAT["hoodie.client.heartbeat.interval_in_ms"]) * int(
+        HEARTBEAT["hoodie.client.heartbeat.tolerable.misses"]) / 1000
+    beats = [p.stat().st_mtime for p in folder.iterdir()] if folder.is_dir() else []
+    if beats:
+        time.sleep(max(0.0, max(beats) + timeout + 0.05 - time.time()))
 
 
 def rows(ids, tag: str, ts: int) -> list[dict]:
@@ -218,10 +235,11 @@ def kill_write_trials(tmp_path: Path, version: int, table_type: str, points: int
         assert theirs(base) == expected, (n, delay)
         pending = _pending_writes(base)
         outcomes["pending"] += bool(pending)
+        wait_for_dead_heartbeats(base)
         if n % 2 == 0:
             # hudi-log rollback of each failed instant
             for inst in pending:
-                res = CliRunner().invoke(main, ["rollback", str(base), inst.requested_time])
+                res = CliRunner().invoke(main, ["rollback", str(base), inst.requested_time, *HEARTBEAT_CLI])
                 assert res.exit_code == 0, res.output
                 assert _files_of(base, inst.requested_time, version) == []
             assert _pending_writes(base) == []
@@ -249,16 +267,17 @@ def kill_compaction_trials(tmp_path: Path, version: int, points: int, seed: int)
     assert instant is not None
     scratch = tmp_path / "measure"
     shutil.copytree(template, scratch)
-    duration = measure({"op": "compact", "instant": instant, "path": str(scratch)})
+    duration = measure({"op": "compact", "instant": instant, "path": str(scratch), "options": HEARTBEAT})
     assert ours(scratch) == model
     killed = 0
     for n, delay in enumerate(delays(duration, points, rnd)):
         base = tmp_path / f"trial{n}"
         shutil.copytree(template, base)
-        killed += Worker({"op": "compact", "instant": instant, "path": str(base)}).kill_after(delay)
+        killed += Worker({"op": "compact", "instant": instant, "path": str(base), "options": HEARTBEAT}).kill_after(delay)
         assert ours(base) == model and theirs(base) == model, (n, delay)
         if HudiTable(base).timeline.instant(instant).state != "COMPLETED":
-            res = CliRunner().invoke(main, ["compact", str(base), "--instant", instant])
+            wait_for_dead_heartbeats(base)
+            res = CliRunner().invoke(main, ["compact", str(base), "--instant", instant, *HEARTBEAT_CLI])
             assert res.exit_code == 0, res.output
         assert HudiTable(base).timeline.instant(instant).state == "COMPLETED"
         for part in base.iterdir():

@@ -10,24 +10,39 @@ import click
 from ..errors import HudiLogError
 from .output import fail as _fail
 
+_OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
+                       help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
+
+
+def _options(extra) -> dict[str, str]:
+    out = {}
+    for kv in extra:
+        if "=" not in kv:
+            _fail(f"--option {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
 
 @click.command("compact")
 @click.argument("path", type=click.Path(exists=True, file_okay=False))
 @click.option("--schedule-only", is_flag=True, help="Only write the compaction plan (compaction.requested).")
 @click.option("--instant", default=None, help="Run this pending compaction instead of scheduling a new one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def compact_cmd(path, schedule_only, instant, as_json):
+@_OPTION
+def compact_cmd(path, schedule_only, instant, as_json, extra):
     """Compact a MERGE_ON_READ table: merge file slices with log files into new base files."""
     from ..table.services.compaction import compact, run_compaction, schedule_compaction
     if schedule_only and instant:
         _fail("--schedule-only and --instant exclude each other")
+    opts = _options(extra)
     try:
         if schedule_only:
-            scheduled = schedule_compaction(path)
+            scheduled = schedule_compaction(path, opts)
             out = {"scheduled": scheduled}
             msg = f"scheduled compaction {scheduled}" if scheduled else "nothing to compact"
         else:
-            res = run_compaction(path, instant) if instant else compact(path)
+            res = run_compaction(path, instant, opts) if instant else compact(path, opts)
             files = [s["path"] for s in res.write_stats] if res else []
             rows = sum(s["numWrites"] for s in res.write_stats) if res else 0
             out = {"instant": res.instant if res else None, "files": files, "rows": rows}
@@ -43,11 +58,12 @@ def compact_cmd(path, schedule_only, instant, as_json):
 @click.option("--retain-commits", type=click.IntRange(min=1), required=True,
               help="Keep every file the last N commits need (hoodie.cleaner.commits.retained).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def clean_cmd(path, retain_commits, as_json):
+@_OPTION
+def clean_cmd(path, retain_commits, as_json, extra):
     """Delete file slices older than the last N commits need (KEEP_LATEST_COMMITS)."""
     from ..table.services.clean import clean
     try:
-        instant = clean(path, retain_commits=retain_commits)
+        instant = clean(path, retain_commits=retain_commits, options=_options(extra))
     except HudiLogError as e:
         _fail(str(e))
     click.echo(json.dumps({"clean": instant}) if as_json else
@@ -57,12 +73,14 @@ def clean_cmd(path, retain_commits, as_json):
 @click.command("rollback")
 @click.argument("path", type=click.Path(file_okay=False))
 @click.argument("instant")
-def rollback_cmd(path, instant):
-    """Roll back the failed (pending) write INSTANT of the table at PATH."""
+@_OPTION
+def rollback_cmd(path, instant, extra):
+    """Roll back the failed (pending) write INSTANT of the table at PATH. An instant whose writer is alive
+    (its heartbeat is fresh) is refused."""
     from ..table.services.rollback import rollback
 
     try:
-        done = rollback(path, instant)
+        done = rollback(path, instant, options=_options(extra))
     except HudiLogError as e:
         _fail(str(e))
     click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name})")

@@ -19,3 +19,31 @@ class SchemaEvolutionError(WriteError):
 
 class RollbackError(WriteError):
     """An instant cannot be rolled back (unknown, completed, or not a write)."""
+
+
+class ConcurrencyError(WriteError):
+    """Another process's work on the same table stopped this one (docs/concurrency.md). Nothing of this
+    write is visible; retrying later is safe."""
+
+
+class ConcurrencyConfigError(ConcurrencyError):
+    """A concurrency option (mode, failed-writes policy, lock provider, heartbeat) is not supported."""
+
+
+class ConcurrentWriterError(ConcurrencyError):
+    """Another writer's instant is in flight and alive (its heartbeat is fresh): a single writer (failed
+    writes policy EAGER) stops instead of rolling it back."""
+
+
+class WriteConflictError(ConcurrencyError):
+    """Optimistic concurrency: an instant that completed while this one was written changed the same file
+    groups (Java's ``HoodieWriteConflictException``); this instant was rolled back."""
+
+
+class LockError(ConcurrencyError):
+    """The table's lock could not be taken in time (it names the holder when the lock says who)."""
+
+
+class InstantLostError(ConcurrencyError):
+    """This writer's own instant was rolled back by another process, or its heartbeat expired so that
+    another process may roll it back: it is not completed."""

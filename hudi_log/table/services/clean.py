@@ -30,8 +30,12 @@ from typing import Mapping
 
 import fastavro
 
+from ..concurrency.config import LAZY, concurrency_config
+from ..concurrency.heartbeat import Heartbeat, is_expired
+from ..concurrency.lock import TableLock
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
+from .rollback import rollback_failed_writes
 from ..view.file_system_view import parse_base_file_name, parse_log_file_name
 from ..timeline.pending import pending_plans
 from ..properties import TableError
@@ -236,9 +240,11 @@ def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: flo
     return plan.instant
 
 
-def _finish_pending(table: HudiTable, tw: TimelineWriter) -> list[str]:
+def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
     done = []
     for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError):
+        if not is_expired(table.path, inst.requested_time, config):
+            continue  # another live process is cleaning
         plan = CleanPlan.from_bytes(inst.requested_time, data, table.path, req)
         if inst.state != "INFLIGHT":
             tw.inflight(CLEAN, inst.requested_time, data)
@@ -246,26 +252,37 @@ def _finish_pending(table: HudiTable, tw: TimelineWriter) -> list[str]:
     return done
 
 
-def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS) -> str | None:
+def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None) -> str | None:
     """Clean the table keeping what the last ``retain_commits`` commits need; the clean instant, or None
-    when nothing was to be deleted."""
+    when nothing was to be deleted. Under LAZY failed-writes cleaning (optimistic concurrency) it first
+    rolls back the writes whose heartbeat expired, as Java's clean does. The clean runs under the table
+    lock, if any, with a heartbeat of its own."""
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
-    table = HudiTable(path)
-    tw = TimelineWriter(table.path, table.properties)
-    if _finish_pending(table, tw):
+    config = concurrency_config(options)
+    if config.failed_writes == LAZY:
+        rollback_failed_writes(path, config)
+    with TableLock(path, config):
         table = HudiTable(path)
-    started = time.monotonic()
-    ectr, files = plan_clean(table, retain_commits)
-    if ectr is None or not files:
-        return None
-    last = table.timeline.latest_completed_commit()
-    instant = tw.new_instant_time()
-    plan = CleanPlan(instant, ectr, last.requested_time if last else "", {p: tuple(v) for p, v in files.items()})
-    data = plan.to_bytes(table.path)
-    tw.requested(CLEAN, instant, data)
-    tw.inflight(CLEAN, instant, data)
-    return _execute(table, tw, plan, started)
+        tw = TimelineWriter(table.path, table.properties)
+        if _finish_pending(table, tw, config):
+            table = HudiTable(path)
+        started = time.monotonic()
+        ectr, files = plan_clean(table, retain_commits)
+        if ectr is None or not files:
+            return None
+        last = table.timeline.latest_completed_commit()
+        instant = tw.new_instant_time()
+        beat = Heartbeat(table.path, instant, config).start()
+        try:
+            plan = CleanPlan(instant, ectr, last.requested_time if last else "",
+                             {p: tuple(v) for p, v in files.items()})
+            data = plan.to_bytes(table.path)
+            tw.requested(CLEAN, instant, data)
+            tw.inflight(CLEAN, instant, data)
+            return _execute(table, tw, plan, started)
+        finally:
+            beat.stop()
 
 
 __all__ = ["CleanError", "CleanPlan", "clean", "earliest_commit_to_retain", "plan_clean"]

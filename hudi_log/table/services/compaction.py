@@ -50,6 +50,10 @@ from ...format.reader import open_log
 from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
 from ...format.grammar import BlockType
 from ...format.log_file_name import make_write_token
+from ..concurrency.config import concurrency_config
+from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired
+from ..concurrency.lock import TableLock
+from ..errors import ConcurrentWriterError
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, write_base_file
@@ -200,28 +204,35 @@ def _delta_commits_since_last_compaction(timeline: Timeline) -> int:
 
 def schedule_compaction(path, options: Mapping | None = None) -> str | None:
     """Write a ``compaction.requested`` instant for the slices to compact; its time, or None when there is
-    nothing to compact (or the delta-commit trigger is not reached)."""
+    nothing to compact (or the delta-commit trigger is not reached). Under the table lock, if any: a
+    compaction is scheduled only while no write is in flight (Java: the earliest inflight write must be
+    later than the compaction), so no write appends to a slice that the plan already took."""
     options = dict(options or {})
+    config = concurrency_config(options)
     table = HudiTable(path)
     if not table.properties.is_mor:
         raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
                                           f"{table.properties.get('hoodie.table.type')})")
-    blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
-    if blocking:
-        i = blocking[0]
-        raise CompactionError(i.path or table.path, f"write {i.requested_time} ({i.action}) is still "
-                              f"{i.state.lower()}: roll it back before scheduling a compaction")
-    if options.get(MAX_DELTA_COMMITS) is not None:
-        if _delta_commits_since_last_compaction(table.timeline) < int(options[MAX_DELTA_COMMITS]):
+    with TableLock(table.path, config):
+        table = HudiTable(path)
+        blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
+        if blocking:
+            i = blocking[0]
+            alive = not is_expired(table.path, i.requested_time, config)
+            raise CompactionError(i.path or table.path, f"write {i.requested_time} ({i.action}) is still "
+                                  f"{i.state.lower()}" + (" and its writer is alive: schedule the compaction "
+                                  "once it is done" if alive else ": roll it back before scheduling a compaction"))
+        if options.get(MAX_DELTA_COMMITS) is not None:
+            if _delta_commits_since_last_compaction(table.timeline) < int(options[MAX_DELTA_COMMITS]):
+                return None
+        ops = plan_operations(table)
+        if not ops:
             return None
-    ops = plan_operations(table)
-    if not ops:
-        return None
-    tw = TimelineWriter(table.path, table.properties)
-    instant = tw.new_instant_time()
-    plan = CompactionPlan(instant, tuple(ops))
-    tw.requested(COMPACTION, instant, plan.to_bytes())
-    return instant
+        tw = TimelineWriter(table.path, table.properties)
+        instant = tw.new_instant_time()
+        plan = CompactionPlan(instant, tuple(ops))
+        tw.requested(COMPACTION, instant, plan.to_bytes())
+        return instant
 
 
 # ---- running -------------------------------------------------------------------------------------------
@@ -294,14 +305,31 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     return stat
 
 
-def run_compaction(path, instant: str | None = None) -> WriteResult:
-    """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it."""
+def run_compaction(path, instant: str | None = None, options: Mapping | None = None) -> WriteResult:
+    """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it. A
+    compaction that another live process runs (its heartbeat is fresh) is refused."""
+    config = concurrency_config(options)
+    with TableLock(path, config):
+        table = HudiTable(path)
+        pending = pending_compactions(table)
+        if instant is None:
+            if not pending:
+                raise CompactionError(table.path, "no pending compaction to run")
+            instant = min(pending)
+        if instant in pending and not is_expired(table.path, instant, config):
+            raise ConcurrentWriterError(table.path, f"compaction {instant} is being run by a live process "
+                                        f"(heartbeat {heartbeat_age(table.path, instant):.1f} s old)")
+        beat = Heartbeat(table.path, instant, config).start() if instant in pending else None
+    try:
+        return _run_compaction(path, instant, config)
+    finally:
+        if beat is not None:
+            beat.stop()
+
+
+def _run_compaction(path, instant: str, config) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
-    if instant is None:
-        if not pending:
-            raise CompactionError(table.path, "no pending compaction to run")
-        instant = min(pending)
     if instant not in pending:
         inst = table.timeline.instant(instant)
         state = f"{inst.action} {inst.state.lower()}" if inst else "not on the timeline"
@@ -327,7 +355,8 @@ def run_compaction(path, instant: str | None = None) -> WriteResult:
         by_partition.setdefault(s["partitionPath"], []).append(s)
     metadata = {"partitionToWriteStats": by_partition, "compacted": True,
                 "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
-    done = tw.complete(COMPACTION, instant, metadata)
+    with TableLock(table.path, config):
+        done = tw.complete(COMPACTION, instant, metadata)
     return WriteResult(instant, done.action, "compact", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats),
                        num_updates=sum(s["numUpdateWrites"] for s in stats),
@@ -337,7 +366,7 @@ def run_compaction(path, instant: str | None = None) -> WriteResult:
 def compact(path, options: Mapping | None = None) -> WriteResult | None:
     """Schedule a compaction and run it; None when there was nothing to compact."""
     instant = schedule_compaction(path, options)
-    return None if instant is None else run_compaction(path, instant)
+    return None if instant is None else run_compaction(path, instant, options)
 
 
 def read_compaction_plan(path) -> CompactionPlan:

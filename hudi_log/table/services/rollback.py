@@ -13,6 +13,14 @@
 * Then the failed instant's requested / inflight files and markers are deleted, and the rollback
   completes. A rollback interrupted half-way is finished by :func:`rollback_pending` (the plan is in
   its requested file; every step is idempotent).
+* Concurrency (docs/concurrency.md): an instant whose heartbeat is alive belongs to a live writer and is
+  never rolled back (:class:`~hudi_log.table.errors.ConcurrentWriterError`); a rollback runs under the
+  table lock when one is configured and keeps a heartbeat of its own, so that an interrupted rollback is
+  finished only once its process is gone.
+* Failed writes (:func:`rollback_failed_writes`, Java's ``rollbackFailedWrites``): the pending commits,
+  delta commits and replace commits (not compactions, log compactions or clusterings), by the policy
+  ``hoodie.cleaner.policy.failed.writes``: EAGER rolls back every one whose writer is gone and stops at a
+  live one, LAZY rolls back those whose heartbeat expired and leaves live ones be, NEVER none.
 """
 
 from __future__ import annotations
@@ -28,13 +36,19 @@ from ...format.framing import rollback_block
 from ...format.log_file_name import make_write_token
 from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
 from ...log.storage import BackgroundSyncs, Storage
+from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_config
+from ..concurrency.heartbeat import Heartbeat, delete_heartbeat, heartbeat_age, is_expired
+from ..concurrency.lock import TableLock
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, read_markers
 from ..properties import TableProperties, read_properties
-from ..timeline.timeline import COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline
+from ..timeline.timeline import (
+    CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
+    TimelineError, read_instant_metadata,
+)
 from ..timeline.writer import TimelineWriter
-from ..errors import RollbackError
+from ..errors import ConcurrentWriterError, RollbackError
 
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
 
@@ -161,49 +175,128 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
     return done
 
 
-def rollback(path, instant: str) -> Instant:
-    """Roll back the pending write ``instant``; returns the completed ``rollback`` instant."""
-    started = time.time()
-    table_path = Path(path)
-    props = read_properties(table_path)
-    timeline = Timeline(table_path, props)
-    target = timeline.instant(str(instant))
-    if target is None:
-        raise RollbackError(timeline.folder, f"no instant {instant} on the timeline")
-    if target.is_completed:
-        raise RollbackError(target.path or timeline.folder,
-                            f"instant {instant} ({target.action}) is completed; only failed (pending) writes "
-                            "are rolled back here")
-    if target.action not in ROLLBACKABLE_ACTIONS:
-        raise RollbackError(target.path or timeline.folder,
-                            f"instant {instant} is a pending {target.action}, not a write")
-    tw = TimelineWriter(table_path, props)
-    rb_instant = tw.new_instant_time()
-    plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
-    tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
-    return _finish(table_path, props, tw, plan, rb_instant, started)
+def _pending_is_clustering(timeline: Timeline, inst: Instant) -> bool:
+    """A pending clustering: the ``clustering`` action (layout 2), or a replace commit whose requested
+    file holds a clustering plan (layout 1, ``operationType`` CLUSTER)."""
+    if inst.action == CLUSTERING:
+        return True
+    if inst.action != REPLACE_COMMIT:
+        return False
+    try:
+        md = read_instant_metadata(timeline.folder / f"{inst.requested_time}.{REPLACE_COMMIT}.requested")
+    except TimelineError:
+        return False
+    return isinstance(md, dict) and md.get("operationType") == "CLUSTER"
 
 
-def rollback_pending(path, *, include_rollbacks: bool = True) -> list[Instant]:
-    """Hudi's eager rollback of failed writes: finish interrupted rollbacks, then roll back every
-    pending write instant (commit, deltacommit, replacecommit; pending compactions are left alone)."""
+def failed_write_candidates(timeline: Timeline) -> list[Instant]:
+    """Pending instants a failed-writes rollback may take (Java's commits timeline, less compaction and
+    clustering): commits, delta commits and replace commits."""
+    return [i for i in timeline.pending()
+            if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT) and not _pending_is_clustering(timeline, i)]
+
+
+def rollbacks_of(timeline: Timeline, instant: str) -> list[Instant]:
+    """Rollback instants (pending or completed) that target ``instant``."""
+    found = []
+    for inst in timeline.instants:
+        if inst.action != ROLLBACK or inst.requested_time <= instant:
+            continue  # a rollback of an instant is always requested after it
+        req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
+        targets: set[str] = set()
+        try:
+            plan = _read_plan(req) if req.exists() else {}
+            if plan.get("instantToRollback"):
+                targets.add(plan["instantToRollback"].get("commitTime"))
+            if inst.is_completed:
+                targets.update(timeline.commit_metadata(inst).get("commitsRollback") or [])
+        except (OSError, ValueError, TimelineError):
+            continue
+        if instant in targets:
+            found.append(inst)
+    return found
+
+
+def _live_error(timeline: Timeline, table_path: Path, inst: Instant, what: str) -> ConcurrentWriterError:
+    age = heartbeat_age(table_path, inst.requested_time)
+    return ConcurrentWriterError(
+        inst.path or timeline.folder,
+        f"{inst.action} {inst.requested_time} is {inst.state.lower()} and its writer is alive (heartbeat "
+        f"{age:.1f} s old): {what}; wait for it to finish, or for its heartbeat to expire if it died")
+
+
+def rollback_failed_writes(path, config: ConcurrencyConfig | None = None, *,
+                           include_rollbacks: bool = True) -> list[Instant]:
+    """Java's ``rollbackFailedWrites``: finish interrupted rollbacks whose process is gone, then roll back
+    failed writes by ``config.failed_writes`` (see the module docstring); the rollbacks done."""
+    config = config or concurrency_config(None)
     table_path = Path(path)
     props = read_properties(table_path)
     timeline = Timeline(table_path, props)
     done: list[Instant] = []
-    if include_rollbacks:
-        tw = TimelineWriter(table_path, props)
-        for inst in timeline.pending():
-            if inst.action != ROLLBACK:
-                continue
-            req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
-            plan = _read_plan(req) if req.exists() else {}
-            if not plan.get("instantToRollback"):
-                tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
-                continue
-            done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
-        timeline = Timeline(table_path, props)
-    for inst in timeline.pending():
-        if inst.action in ROLLBACKABLE_ACTIONS:
-            done.append(rollback(table_path, inst.requested_time))
+    if config.failed_writes == NEVER:
+        return done
+    with TableLock(table_path, config):
+        if include_rollbacks:
+            tw = TimelineWriter(table_path, props)
+            for inst in timeline.pending():
+                if inst.action != ROLLBACK or not is_expired(table_path, inst.requested_time, config):
+                    continue
+                req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
+                plan = _read_plan(req) if req.exists() else {}
+                if not plan.get("instantToRollback"):
+                    tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
+                    continue
+                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+                delete_heartbeat(table_path, inst.requested_time)
+            timeline = Timeline(table_path, props)
+        for inst in failed_write_candidates(timeline):
+            if not is_expired(table_path, inst.requested_time, config):
+                if config.failed_writes == EAGER:
+                    raise _live_error(timeline, table_path, inst, "a single writer (failed writes policy EAGER) "
+                                      "does not start beside it; concurrent writers need "
+                                      "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL")
+                continue  # LAZY: a concurrent writer, not a failed one
+            try:
+                done.append(rollback(table_path, inst.requested_time, config=config, force=True))
+            except RollbackError:
+                if Timeline(table_path, props).instant(inst.requested_time) is None or \
+                        Timeline(table_path, props).instant(inst.requested_time).is_completed:
+                    continue  # it completed (or was rolled back) meanwhile: not ours to undo
+                raise
     return done
+
+
+def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | None = None,
+             force: bool = False) -> Instant:
+    """Roll back the pending write ``instant``; returns the completed ``rollback`` instant. An instant whose
+    heartbeat is alive is refused (its writer is running) unless ``force`` (its own writer aborting)."""
+    started = time.time()
+    config = config or concurrency_config(options)
+    table_path = Path(path)
+    props = read_properties(table_path)
+    with TableLock(table_path, config):
+        timeline = Timeline(table_path, props)
+        target = timeline.instant(str(instant))
+        if target is None:
+            raise RollbackError(timeline.folder, f"no instant {instant} on the timeline")
+        if target.is_completed:
+            raise RollbackError(target.path or timeline.folder,
+                                f"instant {instant} ({target.action}) is completed; only failed (pending) writes "
+                                "are rolled back here")
+        if target.action not in ROLLBACKABLE_ACTIONS:
+            raise RollbackError(target.path or timeline.folder,
+                                f"instant {instant} is a pending {target.action}, not a write")
+        if not force and not is_expired(table_path, target.requested_time, config):
+            raise _live_error(timeline, table_path, target, "it is not rolled back")
+        tw = TimelineWriter(table_path, props)
+        rb_instant = tw.new_instant_time()
+        beat = Heartbeat(table_path, rb_instant, config).start()
+        try:
+            plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+            tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
+            done = _finish(table_path, props, tw, plan, rb_instant, started)
+        finally:
+            beat.stop()
+        delete_heartbeat(table_path, target.requested_time)
+        return done

@@ -51,9 +51,14 @@ inserted). For MOR, tasks writing the same file group are safe: each task has it
 so its own log file (a local table is never appended to, as Hudi's ``file:`` scheme does not append),
 and readers merge the files of a slice. Every task opens its own new file groups.
 
-One writer at a time (Hudi's default single-writer mode with eager rollback of failed writes):
-``begin_write`` rolls back every pending write instant it finds, so a write still running elsewhere
-would be rolled back under it.
+Several writers (docs/concurrency.md): every write keeps a heartbeat (``.hoodie/.heartbeat/{instant}``)
+from before its instant is requested until after it is completed or rolled back. ``begin_write`` rolls
+back failed writes by ``hoodie.cleaner.policy.failed.writes`` (EAGER, the single writer's default, stops
+with ConcurrentWriterError at a live writer instead of rolling it back; LAZY, forced under
+``hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL``, leaves live writers be). ``commit``
+completes the instant only if its heartbeat never lapsed, no rollback targets it, and (the conflict check)
+no instant completed or scheduled since it began changed the same file groups; all of it under the table
+lock (``hoodie.write.lock.provider``) when one is configured.
 """
 
 from __future__ import annotations
@@ -67,10 +72,14 @@ import pyarrow as pa
 
 from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
-from ..errors import WriteError
+from ..concurrency.config import ConcurrencyConfig, concurrency_config
+from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
+from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired
+from ..concurrency.lock import TableLock
+from ..errors import ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
-from ..services.rollback import rollback, rollback_pending
+from ..services.rollback import failed_write_candidates, rollback, rollback_failed_writes, rollbacks_of
 from ..timeline.commit_metadata import WriteResult, write_stats
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
@@ -107,9 +116,13 @@ INDEX_FILE = "hudi_log.index.arrow"
 class WriteTransaction:
     """One write instant between ``begin_write`` and ``commit`` / ``abort``."""
 
-    def __init__(self, context: WriteContext, rolled_back: list[str]):
+    def __init__(self, context: WriteContext, rolled_back: list[str], *, config: ConcurrencyConfig,
+                 heartbeat: Heartbeat, start: TimelineSnapshot):
         self.context = context
         self.rolled_back = rolled_back
+        self.config = config
+        self.heartbeat = heartbeat  # beats in the process that began the write; pickles as a file-age check
+        self.start = start  # the timeline as the write saw it, for the conflict check at commit
         self.done = False
         self._index_build: threading.Thread | None = None  # the driver's, never pickled
 
@@ -168,10 +181,21 @@ class WriteTransaction:
                 if g.partition in by_partition and g.file_id not in written:
                     replaced.setdefault(g.partition, []).append(g.file_id)
             metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
-        tw = TimelineWriter(ctx.table_path, props)
-        done = tw.complete(ctx.action, ctx.instant, metadata)
-        markers.delete_markers(ctx.table_path, ctx.instant)
+        table_path = Path(ctx.table_path)
+        with TableLock(table_path, self.config):
+            self._check_still_mine(props)
+            timeline = Timeline(table_path, props)
+            mine = {(s.get("partitionPath") or "", s["fileId"]) for s in stats if s.get("fileId")}
+            mine.update((part, f) for part, fids in replaced.items() for f in fids)
+            try:
+                check_conflicts(timeline, ctx.instant, mine, self.start)
+            except WriteConflictError:
+                self.abort()  # under the lock still: no one completes over the files it removes
+                raise
+            done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
         self.done = True
+        self.heartbeat.stop()
+        markers.delete_markers(ctx.table_path, ctx.instant)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
@@ -179,13 +203,46 @@ class WriteTransaction:
             num_deletes=sum(int(s.get("numDeletes") or 0) for s in stats),
             replaced_file_ids=replaced, rolled_back=list(self.rolled_back))
 
+    def _check_still_mine(self, props: TableProperties) -> None:
+        """Before completing: this writer's heartbeat never lapsed and no rollback targets its instant
+        (another process that saw it expired may be undoing it); else it is not completed."""
+        ctx = self.context
+        lapsed = self.heartbeat.expired
+        if not lapsed:
+            try:
+                self.heartbeat.beat_now()  # others now see a full timeout of life from here
+            except FileNotFoundError:
+                lapsed = True
+        timeline = Timeline(Path(ctx.table_path), props)
+        undoing = rollbacks_of(timeline, ctx.instant)
+        inst = timeline.instant(ctx.instant)
+        if not lapsed and not undoing and inst is not None and not inst.is_completed:
+            return
+        if undoing or inst is None:
+            self.done = True
+            self.heartbeat.stop(delete=False)
+            why = f"rollback {undoing[0].requested_time} undoes it" if undoing else "it is gone from the timeline"
+        else:
+            self.abort()
+            why = (f"its heartbeat lapsed (no beat for {self.config.heartbeat_timeout_s:g} s), so another writer "
+                   "could have taken it for failed; it was rolled back")
+        raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was not completed: {why}; write it again")
+
     def abort(self) -> Instant | None:
         """Roll the instant back; no pending instant is left (only the recorded rollback)."""
         if self.done:
             return None
         self._join_index_build()
         self.done = True
-        return rollback(self.context.table_path, self.context.instant)
+        try:
+            return rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
+        except RollbackError:
+            inst = Timeline(Path(self.context.table_path), self.context.properties).instant(self.context.instant)
+            if inst is None or inst.is_completed:
+                return None  # another process rolled it back already
+            raise
+        finally:
+            self.heartbeat.stop()
 
 
 def _arrow_schema_of(data) -> pa.Schema | None:
@@ -206,6 +263,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     was. Call ``tx.finish_index()`` when the write is over."""
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
+    config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
@@ -224,7 +282,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     props = read_properties(table_path)
     check_table_matches(props, opts)
     props = drop_metadata_table_if_asked(table_path, props, opts)
-    rolled = [i.requested_time for i in rollback_pending(table_path)]
+    rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # markers a writer killed right after its commit left behind
         if markers.marker_dir(table_path, inst.requested_time).exists():
@@ -241,29 +299,70 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         # the table's record name stays, whatever the batch called it
         if table_schema is not None:
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
-    groups = latest_slices(table_path, props, timeline)
-    looks_up = op in ("upsert", "delete")
-    defer = defer_index and looks_up and props.is_mor
-    index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
-    tw = TimelineWriter(table_path, props)
-    instant = tw.new_instant_time()
-    action = action_for(props, op)
-    tw.requested(action, instant)
-    tw.inflight(action, instant)
-    thread = None
-    if defer:
-        folder = markers.marker_dir(table_path, instant)
-        folder.mkdir(parents=True, exist_ok=True)
-        index = DeferredIndex(str(folder / INDEX_FILE))
-        thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
-                                  name=f"hudi_log index {instant}", daemon=True)
-    ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
-                       _records_per_file(props, timeline, opts))
-    tx = WriteTransaction(ctx, rolled)
+    instant, action, beat = _start_instant(table_path, props, op, config)
+    try:
+        if not config.optimistic:
+            _refuse_beside_live_writers(table_path, props, instant, config)
+        # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
+        # instant is on it: a writer that starts later sees this one; one that completes later is a candidate
+        # of the conflict check at commit
+        timeline = Timeline(table_path, props)
+        start = TimelineSnapshot.of(timeline)
+        groups = latest_slices(table_path, props, timeline)
+        looks_up = op in ("upsert", "delete")
+        defer = defer_index and looks_up and props.is_mor
+        index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
+        thread = None
+        if defer:
+            folder = markers.marker_dir(table_path, instant)
+            folder.mkdir(parents=True, exist_ok=True)
+            index = DeferredIndex(str(folder / INDEX_FILE))
+            thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
+                                      name=f"hudi_log index {instant}", daemon=True)
+        ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
+                           _records_per_file(props, timeline, opts))
+    except BaseException:
+        try:
+            rollback(table_path, instant, config=config, force=True)
+        finally:
+            beat.stop()
+        raise
+    tx = WriteTransaction(ctx, rolled, config=config, heartbeat=beat, start=start)
     if thread is not None:
         tx._index_build = thread
         thread.start()
     return tx
+
+
+def _start_instant(table_path: Path, props: TableProperties, op: str, config: ConcurrencyConfig):
+    """A new instant, requested and inflight, its heartbeat beating first (under the lock, if any, so that
+    instant times are handed out in order)."""
+    with TableLock(table_path, config):
+        tw = TimelineWriter(table_path, props)
+        instant = tw.new_instant_time()
+        action = action_for(props, op)
+        beat = Heartbeat(table_path, instant, config).start()
+        try:
+            tw.requested(action, instant)
+            tw.inflight(action, instant)
+        except BaseException:
+            beat.stop()
+            raise
+    return instant, action, beat
+
+
+def _refuse_beside_live_writers(table_path: Path, props: TableProperties, instant: str,
+                                config: ConcurrencyConfig) -> None:
+    """A single writer checks again once its instant is on the timeline: of two writers that start together,
+    at least one sees the other here, and it stops (both may), so two never write at once unnoticed."""
+    for other in failed_write_candidates(Timeline(table_path, props)):
+        if other.requested_time != instant and not is_expired(table_path, other.requested_time, config):
+            age = heartbeat_age(table_path, other.requested_time)
+            raise ConcurrentWriterError(
+                other.path or table_path,
+                f"{other.action} {other.requested_time} started beside this write and its writer is alive "
+                f"(heartbeat {age:.1f} s old): a single writer stops; concurrent writers need "
+                "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL with a lock provider")
 
 
 def _build_index_file(table_path, props, timeline, groups, target: DeferredIndex) -> None:

@@ -1,0 +1,145 @@
+"""Heartbeats of running instants, as Java's ``HoodieHeartbeatClient`` and ``HoodieHeartbeatUtils`` keep
+them, so that Java's writers and hudi-log's see each other alive.
+
+* The heartbeat of instant ``T`` is the empty file ``.hoodie/.heartbeat/T`` (also on timeline layout 2);
+  its modification time is the last beat. A beat rewrites it; a thread beats every
+  ``hoodie.client.heartbeat.interval_in_ms``.
+* Expired: ``now - last beat > interval × hoodie.client.heartbeat.tolerable.misses``; a missing file is
+  expired (Java counts its last beat as 0).
+* The file is written before the instant's first timeline file and deleted after its last one (the
+  completed instant, or the rollback that undid it), so an instant seen pending with no fresh heartbeat
+  is one whose writer is gone.
+* A writer that missed its own beats (paused past the timeout) stops beating and stays expired: another
+  process may already be rolling it back, so it must not complete (as newer Hudi does).
+
+Java writes heartbeats only under the LAZY failed-writes policy; hudi-log writes them for every write
+and table service, whatever the policy, so a Java writer under LAZY and any hudi-log process see it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from .config import ConcurrencyConfig
+
+HEARTBEAT_FOLDER = (".hoodie", ".heartbeat")
+
+
+def heartbeat_path(table_path, instant: str) -> Path:
+    return Path(table_path).joinpath(*HEARTBEAT_FOLDER, instant)
+
+
+def last_beat(table_path, instant: str) -> float | None:
+    """The time of the last beat of ``instant`` (seconds since the epoch), None without a heartbeat."""
+    try:
+        return heartbeat_path(table_path, instant).stat().st_mtime
+    except FileNotFoundError:
+        return None
+
+
+def is_expired(table_path, instant: str, config: ConcurrencyConfig, now: float | None = None) -> bool:
+    beat = last_beat(table_path, instant)
+    if beat is None:
+        return True
+    return (time.time() if now is None else now) - beat > config.heartbeat_timeout_s
+
+
+def heartbeat_age(table_path, instant: str) -> float | None:
+    beat = last_beat(table_path, instant)
+    return None if beat is None else time.time() - beat
+
+
+def delete_heartbeat(table_path, instant: str) -> None:
+    try:
+        heartbeat_path(table_path, instant).unlink()
+    except FileNotFoundError:
+        pass
+
+
+class Heartbeat:
+    """The heartbeat of one instant this process runs: :meth:`start` beats once at once, then a daemon
+    thread beats every interval until :meth:`stop`."""
+
+    def __init__(self, table_path, instant: str, config: ConcurrencyConfig):
+        self.path = heartbeat_path(table_path, instant)
+        self.instant = instant
+        self.interval = config.heartbeat_interval_ms / 1000.0
+        self.timeout = config.heartbeat_timeout_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last = 0.0
+        self._lost = False  # a beat came too late: others may have seen it expired
+
+    def _create(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "wb"):  # Java: create(overwrite=true), nothing written
+            pass
+        self._last = time.monotonic()
+
+    def _beat(self) -> None:
+        # later beats only touch the file: one that is gone means the instant ended elsewhere (completed by
+        # the process this heartbeat was pickled to, or rolled back by another): never bring it back
+        try:
+            os.utime(self.path)
+        except FileNotFoundError:
+            self._lost = True
+            raise
+        self._last = time.monotonic()
+
+    def beat_now(self) -> None:
+        """Beat at once (before a commit: others then see a full timeout of life from here)."""
+        self._beat()
+
+    def start(self) -> "Heartbeat":
+        self._create()
+        self._thread = threading.Thread(target=self._run, name=f"hudi_log heartbeat {self.instant}", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            if time.monotonic() - self._last > self.timeout:
+                self._lost = True  # paused past the timeout: stay expired, never complete
+                return
+            try:
+                self._beat()
+            except FileNotFoundError:
+                return
+            except OSError:
+                pass  # the next beat tries again; expiry is judged by the file's age
+
+    def __getstate__(self):
+        # pickled to another process (a Spark commit): the beating stays with the process that started it
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_stop", "_thread")}
+        state["_remote"] = True
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._stop, self._thread = threading.Event(), None
+
+    @property
+    def expired(self) -> bool:
+        """True when this writer may no longer complete its instant: a beat came too late or found the
+        file gone, or the last beat is older than the timeout."""
+        if self._lost:
+            return True
+        if getattr(self, "_remote", False):
+            try:
+                return time.time() - self.path.stat().st_mtime > self.timeout
+            except FileNotFoundError:
+                return True
+        return time.monotonic() - self._last > self.timeout
+
+    def stop(self, delete: bool = True) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        if delete:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass

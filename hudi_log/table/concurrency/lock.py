@@ -1,0 +1,175 @@
+"""The table lock of optimistic concurrency control: Java's ``LockManager`` over a lock provider.
+
+* ``FileSystemBasedLockProvider`` (Java's, same file and rules, so a Java writer configured with it and a
+  hudi-log writer exclude each other): the lock is the file ``{hoodie.write.lock.filesystem.path}/lock``
+  (default ``{table}/.hoodie/lock``), created only if absent, holding Java's ``LockInfo`` JSON
+  (``lockCreateTime``, ``lockThreadName``, ``lockStacksInfo``). Unlock deletes it. A lock file older than
+  ``hoodie.write.lock.filesystem.expire`` minutes (0, the default: never) is taken as abandoned and
+  deleted by the next taker.
+* ``InProcessLockProvider``: a lock per table path in this process (threads of one process).
+* Taking the lock: each attempt waits up to ``hoodie.write.lock.wait_time_ms``; after a failed attempt,
+  ``hoodie.write.lock.client.wait_time_ms_between_retry``, up to ``hoodie.write.lock.client.num_retries``
+  more attempts; then :class:`~hudi_log.table.errors.LockError` naming the lock and its holder.
+* :class:`TableLock` is re-entrant within a thread (a commit that fails its conflict check rolls back
+  under the same lock), and a no-op where no provider is configured (a single writer).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from ..errors import LockError
+from .config import FILE_SYSTEM_LOCK, IN_PROCESS_LOCK, ConcurrencyConfig
+
+LOCK_FILE_NAME = "lock"
+_POLL_S = 0.02
+
+
+class FileSystemLock:
+    """Java's ``FileSystemBasedLockProvider`` on a local file system (create-if-absent is atomic there)."""
+
+    def __init__(self, table_path, config: ConcurrencyConfig):
+        folder = Path(config.lock_fs_path) if config.lock_fs_path else Path(table_path) / ".hoodie"
+        self.path = folder / LOCK_FILE_NAME
+        self.expire_s = config.lock_fs_expire_minutes * 60.0
+
+    def _expired(self) -> bool:
+        if self.expire_s <= 0:
+            return False
+        try:
+            return time.time() - self.path.stat().st_mtime > self.expire_s
+        except FileNotFoundError:
+            return False
+
+    def try_lock(self) -> bool:
+        if self.path.exists() and self._expired():
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        info = {
+            "lockCreateTime": datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:23],
+            "lockThreadName": f"hudi-log pid {os.getpid()} {threading.current_thread().name}",
+            "lockStacksInfo": [],
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(info, indent=2))
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+
+    def unlock(self) -> None:
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+    def holder(self) -> str:
+        try:
+            info = json.loads(self.path.read_text())
+            return f"held by {info.get('lockThreadName')} since {info.get('lockCreateTime')}"
+        except (OSError, ValueError, AttributeError):
+            return "held"
+
+    def describe(self) -> str:
+        return str(self.path)
+
+
+_IN_PROCESS: dict[str, threading.Lock] = {}
+_IN_PROCESS_GUARD = threading.Lock()
+
+
+class InProcessLock:
+    """Java's ``InProcessLockProvider``: one lock per table path within this process."""
+
+    def __init__(self, table_path, config: ConcurrencyConfig):
+        self.key = str(Path(table_path).resolve())
+        with _IN_PROCESS_GUARD:
+            self._lock = _IN_PROCESS.setdefault(self.key, threading.Lock())
+
+    def try_lock(self) -> bool:
+        return self._lock.acquire(blocking=False)
+
+    def unlock(self) -> None:
+        self._lock.release()
+
+    def holder(self) -> str:
+        return "held by another thread of this process"
+
+    def describe(self) -> str:
+        return f"in-process lock of {self.key}"
+
+
+_PROVIDERS = {FILE_SYSTEM_LOCK: FileSystemLock, IN_PROCESS_LOCK: InProcessLock}
+
+
+class TableLock:
+    """The table's transaction lock (``with TableLock(path, config):``); a no-op without a provider."""
+
+    _held = threading.local()  # per thread: {lock description: hold count}
+
+    def __init__(self, table_path, config: ConcurrencyConfig):
+        self.config = config
+        self.table_path = Path(table_path)
+        provider = _PROVIDERS.get(config.lock_provider) if config.lock_provider else None
+        self.provider = provider(table_path, config) if provider else None
+
+    @property
+    def enabled(self) -> bool:
+        return self.provider is not None
+
+    def _counts(self) -> dict:
+        counts = getattr(self._held, "counts", None)
+        if counts is None:
+            counts = self._held.counts = {}
+        return counts
+
+    def acquire(self) -> None:
+        if self.provider is None:
+            return
+        key = self.provider.describe()
+        counts = self._counts()
+        if counts.get(key):
+            counts[key] += 1
+            return
+        cfg = self.config
+        for attempt in range(cfg.lock_retries + 1):
+            deadline = time.monotonic() + cfg.lock_wait_ms / 1000.0
+            while True:
+                if self.provider.try_lock():
+                    counts[key] = 1
+                    return
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(_POLL_S)
+            if attempt < cfg.lock_retries:
+                time.sleep(cfg.lock_retry_wait_ms / 1000.0)
+        raise LockError(key, f"cannot take the table lock of {self.table_path} after {cfg.lock_retries + 1} "
+                             f"attempt(s): {self.provider.holder()}")
+
+    def release(self) -> None:
+        if self.provider is None:
+            return
+        key = self.provider.describe()
+        counts = self._counts()
+        counts[key] -= 1
+        if counts[key] == 0:
+            del counts[key]
+            self.provider.unlock()
+
+    def __enter__(self) -> "TableLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
