@@ -24,7 +24,7 @@ from hudi_log.table.timeline.timeline import Timeline
 hudi = pytest.importorskip("hudi")
 pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
 from hudi_log.spark import write  # noqa: E402
-from hudi_log.spark.sink import WriteConflictError  # noqa: E402
+from hudi_log.spark.sink import TaskConflictError  # noqa: E402
 from hudi_log.spark.source import AS_OF, BEGIN, END, QUERY_TYPE  # noqa: E402
 from test_table_write import theirs as via_hudi_rs, window_bound  # noqa: E402  (hudi-rs reads, window bounds)
 
@@ -227,6 +227,37 @@ def test_failed_job_is_rolled_back(spark, tmp_path):
     assert both(spark, path) == [(1, "a"), (2, "b")]
 
 
+def test_spark_writes_keep_their_heartbeat_and_respect_other_writers(spark, tmp_path):
+    from hudi_log.table.write.client import begin_write
+    from hudi_log.table.write.task import write_batches
+
+    path = str(tmp_path / "t")
+    beats = {"hoodie.client.heartbeat.interval_in_ms": "100", "hoodie.client.heartbeat.tolerable.misses": "2"}
+    o = opts("MERGE_ON_READ", partitioned=True, **beats)
+    slow = spark.createDataFrame([(i, f"n{i}", 1, "eu" if i % 2 else "us") for i in range(40)], SCHEMA).repartition(4)
+    # long enough for many heartbeats, on both paths: the instant stays alive until its commit
+    slowed = slow.mapInPandas(lambda it: (time.sleep(0.5) or b for b in it), slow.schema)
+    slowed.write.format("hudi_log").options(**o).mode("append").save(path)
+    write(slowed, path, {**o, "hoodie.datasource.write.operation": "upsert"})
+    assert len(completed(path)) == 2 and not list((tmp_path / "t" / ".hoodie" / ".heartbeat").iterdir())
+    # a live writer elsewhere: a single Spark writer stops, naming it; under optimistic concurrency it writes
+    live = begin_write(path, "upsert", o, schema=pa.schema([("id", pa.int32()), ("name", pa.string()),
+                                                               ("ts", pa.int64()), ("region", pa.string())]))
+    stats = write_batches(live.context, pa.table({"id": pa.array([1], pa.int32()), "name": ["live"], "ts": [5],
+                                                  "region": ["eu"]}), 0)
+    df = spark.createDataFrame([(2, "spark", 5, "us")], SCHEMA)
+    with pytest.raises(Exception, match=f"ConcurrentWriterError.*{live.instant}"):
+        df.write.format("hudi_log").options(**o).mode("append").save(path)
+    occ = {"hoodie.write.concurrency.mode": "OPTIMISTIC_CONCURRENCY_CONTROL",
+           "hoodie.write.lock.provider": "FileSystemBasedLockProvider"}
+    live.config = type(live.config)(**{**live.config.__dict__, "mode": "OPTIMISTIC_CONCURRENCY_CONTROL",
+                                       "failed_writes": "LAZY", "lock_provider": "org.apache.hudi.client."
+                                       "transaction.lock.FileSystemBasedLockProvider"})
+    df.write.format("hudi_log").options(**o, **occ).mode("append").save(path)
+    live.commit(stats)  # another file group (partition eu): no conflict
+    assert dict(both(spark, path))[1] == "live" and dict(both(spark, path))[2] == "spark"
+
+
 def test_index_built_beside_the_job_and_its_failure(spark, tmp_path, monkeypatch):
     """MOR: write() builds the index on the driver while the job starts; the tasks wait for its file.
     Nothing of it stays after the commit; a failed build fails the tasks with its reason and the
@@ -262,8 +293,8 @@ def test_plain_write_refuses_split_cow_file_group(spark, tmp_path):
         .write.format("hudi_log").options(**o).mode("append").save(path)
     before = completed(path)
     upd = spark.createDataFrame([(i, "b", 2, "eu") for i in range(4)], SCHEMA).repartition(2)
-    # the driver's commit raises WriteConflictError; Spark hands it back wrapped, with its message
-    with pytest.raises(Exception, match=f"{WriteConflictError.__name__}.*hudi_log.spark.write"):
+    # the driver's commit raises TaskConflictError; Spark hands it back wrapped, with its message
+    with pytest.raises(Exception, match=f"{TaskConflictError.__name__}.*hudi_log.spark.write"):
         upd.write.format("hudi_log").options(**o).mode("append").save(path)
     assert completed(path) == before and both(spark, path) == [(i, "a") for i in range(4)]
     write(upd, path, o)  # the routed path writes the same DataFrame

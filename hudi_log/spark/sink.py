@@ -72,11 +72,11 @@ SHUFFLE_KEYS_VALUES = ("auto", "always")
 log = logging.getLogger(__name__)
 
 
-class WriteConflictError(WriteError):
+class TaskConflictError(WriteError):
     """Two Spark tasks rewrote the same copy-on-write file group (the plain ``df.write`` path)."""
 
 
-class RepeatedKeyError(WriteConflictError):
+class RepeatedKeyError(TaskConflictError):
     """Two Spark tasks wrote the same record key, so neither could combine its rows (Hudi's
     ``hoodie.combine.before.*``)."""
 
@@ -140,7 +140,8 @@ class HudiWriter(DataSourceArrowWriter):
 
         task_id = _partition_id()
         batches = (b.drop_columns([ROUTE_COLUMN]) if ROUTE_COLUMN in b.schema.names else b for b in iterator)
-        done = write_task(self.tx.context, batches, task_id, digest=self.check_keys)
+        with self.tx.heartbeat.kept_alive():  # the instant stays alive while its files are written
+            done = write_task(self.tx.context, batches, task_id, digest=self.check_keys)
         return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
     def commit(self, messages) -> None:
@@ -199,7 +200,7 @@ def _check_conflicts(ctx, messages) -> None:
             writers.setdefault(s["fileId"], set()).add(m.task_id)
     clash = sorted(fid for fid, tasks in writers.items() if len(tasks) > 1)
     if clash:
-        raise WriteConflictError(ctx.table_path, (
+        raise TaskConflictError(ctx.table_path, (
             f"{len(clash)} copy-on-write file group(s) were rewritten by several Spark tasks (e.g. {clash[0]}), "
             "which would lose updates; the instant is rolled back. Write with hudi_log.spark.write(df, path, "
             "options), which routes each file group to one task, or coalesce the DataFrame to one partition"))

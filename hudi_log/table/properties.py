@@ -13,6 +13,9 @@ Facts (Apache Hudi ``HoodieTableConfig``):
 
 from __future__ import annotations
 
+import datetime
+import os
+import uuid
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -297,3 +300,62 @@ def read_properties(table_path) -> TableProperties:
             except TableError:
                 pass
         raise
+
+
+# ---- writing ------------------------------------------------------------------------------------
+def _escape(s: str, is_key: bool) -> str:
+    out = []
+    for i, c in enumerate(s):
+        if c == "\\":
+            out.append("\\\\")
+        elif c in "=:#!":
+            out.append("\\" + c)
+        elif c == " " and (is_key or i == 0):
+            out.append("\\ ")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\f":
+            out.append("\\f")
+        elif ord(c) < 0x20 or ord(c) > 0x7E:
+            out.extend(f"\\u{u:04X}" for u in _utf16(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _utf16(c: str) -> list[int]:
+    b = c.encode("utf-16-be")
+    return [int.from_bytes(b[i:i + 2], "big") for i in range(0, len(b), 2)]
+
+
+def java_date(now: datetime.datetime) -> str:
+    return now.strftime("%a %b %d %H:%M:%S UTC %Y")
+
+
+def properties_text(props: Mapping[str, str], comment: str = "Properties saved on") -> str:
+    now = datetime.datetime.now(datetime.timezone.utc)
+    lines = [f"#{comment} {now.strftime('%Y-%m-%dT%H:%M:%S.%fZ')}", f"#{java_date(now)}"]
+    lines += [f"{_escape(k, True)}={_escape(str(v), False)}" for k, v in props.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
+    """(Re)write ``hoodie.properties`` atomically with a fresh checksum."""
+    meta = Path(table_path) / ".hoodie"
+    p = dict(props)
+    p["hoodie.table.checksum"] = str(table_checksum(p))
+    write_atomic(meta / PROPERTIES_FILE, properties_text(p).encode("latin-1"))
+    return read_properties(table_path)

@@ -18,6 +18,7 @@ and table service, whatever the policy, so a Java writer under LAZY and any hudi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -73,10 +74,11 @@ class Heartbeat:
         self._last = 0.0
         self._lost = False  # a beat came too late: others may have seen it expired
 
-    def _create(self) -> None:
+    def _create(self, exclusive: bool = False) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "wb"):  # Java: create(overwrite=true), nothing written
-            pass
+        # Java: create(overwrite=true), nothing written; exclusive: the instant time is reserved by it
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+        os.close(os.open(self.path, flags, 0o644))
         self._last = time.monotonic()
 
     def _beat(self) -> None:
@@ -93,8 +95,10 @@ class Heartbeat:
         """Beat at once (before a commit: others then see a full timeout of life from here)."""
         self._beat()
 
-    def start(self) -> "Heartbeat":
-        self._create()
+    def start(self, exclusive: bool = False) -> "Heartbeat":
+        """Beat now and from a thread. ``exclusive``: fail with FileExistsError when the heartbeat exists
+        (another process took this instant time)."""
+        self._create(exclusive)
         self._thread = threading.Thread(target=self._run, name=f"hudi_log heartbeat {self.instant}", daemon=True)
         self._thread.start()
         return self
@@ -134,6 +138,31 @@ class Heartbeat:
                 return True
         return time.monotonic() - self._last > self.timeout
 
+    @contextlib.contextmanager
+    def kept_alive(self):
+        """Beat from this process too while the block runs (a Spark task writing the instant's files, where
+        the process that began the write may not live as long); a file that is gone stops it."""
+        stop = threading.Event()
+
+        def run() -> None:
+            while True:
+                try:
+                    os.utime(self.path)
+                except FileNotFoundError:
+                    return
+                except OSError:
+                    pass
+                if stop.wait(self.interval):
+                    return
+
+        thread = threading.Thread(target=run, name=f"hudi_log task heartbeat {self.instant}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
     def stop(self, delete: bool = True) -> None:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -143,3 +172,20 @@ class Heartbeat:
                 os.unlink(self.path)
             except FileNotFoundError:
                 pass
+
+
+def reserve_instant(table_path, tw, config: ConcurrencyConfig) -> tuple[str, Heartbeat]:
+    """A new instant time that no other process holds, with its heartbeat beating. Two processes may read
+    the same latest time off the timeline at once; the heartbeat, created only if absent, decides which
+    one gets it, and a time already on the timeline (an instant that has finished since) is skipped."""
+    while True:
+        instant = tw.new_instant_time()
+        beat = Heartbeat(table_path, instant, config)
+        try:
+            beat.start(exclusive=True)
+        except FileExistsError:
+            continue  # the next time is after this one
+        if any(tw.folder.glob(f"{instant}[._]*")):
+            beat.stop(delete=True)
+            continue
+        return instant, beat

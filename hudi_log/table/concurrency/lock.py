@@ -5,7 +5,8 @@
   (default ``{table}/.hoodie/lock``), created only if absent, holding Java's ``LockInfo`` JSON
   (``lockCreateTime``, ``lockThreadName``, ``lockStacksInfo``). Unlock deletes it. A lock file older than
   ``hoodie.write.lock.filesystem.expire`` minutes (0, the default: never) is taken as abandoned and
-  deleted by the next taker.
+  deleted by the next taker. While hudi-log holds the lock it keeps the file's modification time fresh,
+  so only a dead holder's lock ever expires (Java judges by the same time), and a short expiry is safe.
 * ``InProcessLockProvider``: a lock per table path in this process (threads of one process).
 * Taking the lock: each attempt waits up to ``hoodie.write.lock.wait_time_ms``; after a failed attempt,
   ``hoodie.write.lock.client.wait_time_ms_between_retry``, up to ``hoodie.write.lock.client.num_retries``
@@ -37,6 +38,16 @@ class FileSystemLock:
         folder = Path(config.lock_fs_path) if config.lock_fs_path else Path(table_path) / ".hoodie"
         self.path = folder / LOCK_FILE_NAME
         self.expire_s = config.lock_fs_expire_minutes * 60.0
+        self._keeper: threading.Thread | None = None
+        self._held = threading.Event()
+
+    def _keep_fresh(self) -> None:
+        # touch the lock while it is held, well within the expiry, so no one takes a live holder's lock
+        while not self._held.wait(max(min(self.expire_s / 4, 5.0), 0.05)):
+            try:
+                os.utime(self.path)
+            except OSError:
+                return
 
     def _expired(self) -> bool:
         if self.expire_s <= 0:
@@ -66,9 +77,17 @@ class FileSystemLock:
             f.write(json.dumps(info, indent=2))
             f.flush()
             os.fsync(f.fileno())
+        if self.expire_s > 0:
+            self._held.clear()
+            self._keeper = threading.Thread(target=self._keep_fresh, name="hudi_log lock keeper", daemon=True)
+            self._keeper.start()
         return True
 
     def unlock(self) -> None:
+        if self._keeper is not None:
+            self._held.set()
+            self._keeper.join()
+            self._keeper = None
         try:
             self.path.unlink()
         except FileNotFoundError:

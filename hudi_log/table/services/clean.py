@@ -31,8 +31,9 @@ from typing import Mapping
 import fastavro
 
 from ..concurrency.config import LAZY, concurrency_config
-from ..concurrency.heartbeat import Heartbeat, is_expired
+from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
+from ..metadata_table import guard_metadata_table
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .rollback import rollback_failed_writes
@@ -260,10 +261,13 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
     config = concurrency_config(options)
+    guard_metadata_table(path, HudiTable(path).properties, options, "the clean")
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)
     with TableLock(path, config):
         table = HudiTable(path)
+        if guard_metadata_table(table.path, table.properties, options, "the clean") is not table.properties:
+            table = HudiTable(path)
         tw = TimelineWriter(table.path, table.properties)
         if _finish_pending(table, tw, config):
             table = HudiTable(path)
@@ -272,8 +276,7 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
         if ectr is None or not files:
             return None
         last = table.timeline.latest_completed_commit()
-        instant = tw.new_instant_time()
-        beat = Heartbeat(table.path, instant, config).start()
+        instant, beat = reserve_instant(table.path, tw, config)
         try:
             plan = CleanPlan(instant, ectr, last.requested_time if last else "",
                              {p: tuple(v) for p, v in files.items()})

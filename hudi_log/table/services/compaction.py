@@ -51,9 +51,10 @@ from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, s
 from ...format.grammar import BlockType
 from ...format.log_file_name import make_write_token
 from ..concurrency.config import concurrency_config
-from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired
+from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError
+from ..metadata_table import guard_metadata_table
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, write_base_file
@@ -214,6 +215,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
         raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
                                           f"{table.properties.get('hoodie.table.type')})")
     with TableLock(table.path, config):
+        guard_metadata_table(table.path, table.properties, options, "the compaction")
         table = HudiTable(path)
         blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
         if blocking:
@@ -229,9 +231,12 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
         if not ops:
             return None
         tw = TimelineWriter(table.path, table.properties)
-        instant = tw.new_instant_time()
-        plan = CompactionPlan(instant, tuple(ops))
-        tw.requested(COMPACTION, instant, plan.to_bytes())
+        instant, beat = reserve_instant(table.path, tw, config)
+        try:
+            plan = CompactionPlan(instant, tuple(ops))
+            tw.requested(COMPACTION, instant, plan.to_bytes())
+        finally:
+            beat.stop()  # a scheduled compaction is not running: whoever runs it beats for it
         return instant
 
 
@@ -311,6 +316,8 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        if guard_metadata_table(table.path, table.properties, options, "the compaction") is not table.properties:
+            table = HudiTable(path)
         pending = pending_compactions(table)
         if instant is None:
             if not pending:

@@ -37,8 +37,9 @@ from ...format.log_file_name import make_write_token
 from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
 from ...log.storage import BackgroundSyncs, Storage
 from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_config
-from ..concurrency.heartbeat import Heartbeat, delete_heartbeat, heartbeat_age, is_expired
+from ..concurrency.heartbeat import delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
+from ..metadata_table import guard_metadata_table
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, read_markers
@@ -47,7 +48,7 @@ from ..timeline.timeline import (
     CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
     TimelineError, read_instant_metadata,
 )
-from ..timeline.writer import TimelineWriter
+from ..timeline.writer import TimelineWriteError, TimelineWriter
 from ..errors import ConcurrentWriterError, RollbackError
 
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
@@ -232,11 +233,11 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None, *,
     config = config or concurrency_config(None)
     table_path = Path(path)
     props = read_properties(table_path)
-    timeline = Timeline(table_path, props)
     done: list[Instant] = []
     if config.failed_writes == NEVER:
         return done
     with TableLock(table_path, config):
+        timeline = Timeline(table_path, props)  # read under the lock: what another process did is seen
         if include_rollbacks:
             tw = TimelineWriter(table_path, props)
             for inst in timeline.pending():
@@ -247,7 +248,13 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None, *,
                 if not plan.get("instantToRollback"):
                     tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                     continue
-                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+                try:
+                    done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+                except TimelineWriteError:
+                    # without a lock: its own process completed it since we looked (and dropped its heartbeat)
+                    if not (Timeline(table_path, props).instant(inst.requested_time) or inst).is_completed:
+                        raise
+                    continue
                 delete_heartbeat(table_path, inst.requested_time)
             timeline = Timeline(table_path, props)
         for inst in failed_write_candidates(timeline):
@@ -274,7 +281,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     started = time.time()
     config = config or concurrency_config(options)
     table_path = Path(path)
-    props = read_properties(table_path)
+    props = guard_metadata_table(table_path, read_properties(table_path), options, "the rollback")
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = timeline.instant(str(instant))
@@ -290,8 +297,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
         if not force and not is_expired(table_path, target.requested_time, config):
             raise _live_error(timeline, table_path, target, "it is not rolled back")
         tw = TimelineWriter(table_path, props)
-        rb_instant = tw.new_instant_time()
-        beat = Heartbeat(table_path, rb_instant, config).start()
+        rb_instant, beat = reserve_instant(table_path, tw, config)
         try:
             plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
             tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))

@@ -74,7 +74,7 @@ from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
-from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired
+from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
@@ -86,7 +86,8 @@ from ..timeline.writer import TimelineWriter
 from .context import (
     DEFAULT_MAX_FILE_SIZE, DEFAULT_RECORD_SIZE_ESTIMATE, WriteContext, action_for, normalise_options, resolve_operation,
 )
-from .create import check_table_matches, create_table, drop_metadata_table_if_asked, option
+from ..metadata_table import guard_metadata_table
+from .create import check_table_matches, create_table, option
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .task import to_table, write_batches
 
@@ -281,7 +282,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         create_table(table_path, opts, schema=avro_in)
     props = read_properties(table_path)
     check_table_matches(props, opts)
-    props = drop_metadata_table_if_asked(table_path, props, opts)
+    props = guard_metadata_table(table_path, props, opts, "the write")
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # markers a writer killed right after its commit left behind
@@ -339,9 +340,8 @@ def _start_instant(table_path: Path, props: TableProperties, op: str, config: Co
     instant times are handed out in order)."""
     with TableLock(table_path, config):
         tw = TimelineWriter(table_path, props)
-        instant = tw.new_instant_time()
+        instant, beat = reserve_instant(table_path, tw, config)
         action = action_for(props, op)
-        beat = Heartbeat(table_path, instant, config).start()
         try:
             tw.requested(action, instant)
             tw.inflight(action, instant)

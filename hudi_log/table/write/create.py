@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import uuid
 from pathlib import Path
 from typing import Mapping
 
+from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..properties import (
-    BACKUP_FILE, PROPERTIES_FILE, TableError, TableProperties, read_properties, table_checksum,
+    BACKUP_FILE, PROPERTIES_FILE, TableError, TableProperties, java_date, properties_text, read_properties,
+    table_checksum, write_atomic,
 )
 
 DEFAULT_TABLE_VERSION = 6
@@ -159,64 +159,6 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
 
 
 # ---- Java properties text ------------------------------------------------------------------------
-def _escape(s: str, is_key: bool) -> str:
-    out = []
-    for i, c in enumerate(s):
-        if c == "\\":
-            out.append("\\\\")
-        elif c in "=:#!":
-            out.append("\\" + c)
-        elif c == " " and (is_key or i == 0):
-            out.append("\\ ")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\f":
-            out.append("\\f")
-        elif ord(c) < 0x20 or ord(c) > 0x7E:
-            out.extend(f"\\u{u:04X}" for u in _utf16(c))
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def _utf16(c: str) -> list[int]:
-    b = c.encode("utf-16-be")
-    return [int.from_bytes(b[i:i + 2], "big") for i in range(0, len(b), 2)]
-
-
-def _java_date(now: datetime.datetime) -> str:
-    return now.strftime("%a %b %d %H:%M:%S UTC %Y")
-
-
-def properties_text(props: Mapping[str, str], comment: str = "Properties saved on") -> str:
-    now = datetime.datetime.now(datetime.timezone.utc)
-    lines = [f"#{comment} {now.strftime('%Y-%m-%dT%H:%M:%S.%fZ')}", f"#{_java_date(now)}"]
-    lines += [f"{_escape(k, True)}={_escape(str(v), False)}" for k, v in props.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
-    """(Re)write ``hoodie.properties`` atomically with a fresh checksum."""
-    meta = Path(table_path) / ".hoodie"
-    p = dict(props)
-    p["hoodie.table.checksum"] = str(table_checksum(p))
-    _write_atomic(meta / PROPERTIES_FILE, properties_text(p).encode("latin-1"))
-    return read_properties(table_path)
-
-
 # ---- the table -----------------------------------------------------------------------------------
 def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> TableProperties:
     """Create the table at ``path`` (which must not be a Hudi table yet); returns its properties."""
@@ -232,7 +174,7 @@ def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> Ta
     else:
         (meta / "archived").mkdir(parents=True, exist_ok=True)
     # hoodie.properties last: its presence is what makes the folder a table
-    _write_atomic(meta / PROPERTIES_FILE, properties_text(props).encode("latin-1"))
+    write_atomic(meta / PROPERTIES_FILE, properties_text(props).encode("latin-1"))
     return read_properties(root)
 
 
@@ -259,35 +201,6 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
                                         f"the write asked for {split_fields(parts)}")
 
 
-class MetadataTableError(TableMismatchError):
-    """The table keeps a metadata table, which hudi-log does not maintain."""
-
-
-METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
-
-
-def drop_metadata_table_if_asked(table_path, props: TableProperties, options: Mapping) -> TableProperties:
-    """A table with a metadata table (``.hoodie/metadata``, ``hoodie.table.metadata.partitions``) lists its
-    files there: readers that use it (hudi-rs, Hudi 1.x) would not see files we write. We refuse, unless
-    the write says ``hoodie.metadata.enable=false`` — then, as a Hudi writer with the metadata table
-    disabled does, the metadata table is deleted and its partitions cleared from ``hoodie.properties``."""
-    root = Path(table_path)
-    has = any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (root / ".hoodie" / "metadata").exists()
-    if not has:
-        return props
-    if option(options, "hoodie.metadata.enable", default="true").lower() != "false":
-        raise MetadataTableError(props.path, "the table has a metadata table, which hudi-log does not update; "
-                                 "write with hoodie.metadata.enable=false to delete it first (as Hudi does)")
-    import shutil
-
-    shutil.rmtree(root / ".hoodie" / "metadata", ignore_errors=True)
-    p = props.to_dict()
-    for k in METADATA_PARTITIONS_KEYS:
-        if k in p:
-            p[k] = ""
-    return write_properties(root, p)
-
-
 def partition_depth(partition: str) -> int:
     partition = partition.strip("/")
     return partition.count("/") + 1 if partition else 0
@@ -300,6 +213,6 @@ def write_partition_metadata(table_path, partition: str, instant: str) -> Path:
     f = d / PARTITION_METAFILE
     if not f.exists():
         now = datetime.datetime.now(datetime.timezone.utc)
-        text = f"#partition metadata\n#{_java_date(now)}\ncommitTime={instant}\npartitionDepth={partition_depth(partition)}\n"
-        _write_atomic(f, text.encode("utf-8"))
+        text = f"#partition metadata\n#{java_date(now)}\ncommitTime={instant}\npartitionDepth={partition_depth(partition)}\n"
+        write_atomic(f, text.encode("utf-8"))
     return f

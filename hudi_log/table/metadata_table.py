@@ -1,0 +1,53 @@
+"""The metadata table (``.hoodie/metadata``, ``hoodie.table.metadata.partitions``): hudi-log does not keep it,
+so no action may change a table's files while one exists, or readers that list files from it (Hudi 1.x,
+hudi-rs, Trino) would miss new files and look for deleted ones.
+
+Every action that changes files (write, compact, clean, rollback) calls :func:`guard_metadata_table`
+before it changes anything. It refuses, the same way with the same message, unless the action's options
+say ``hoodie.metadata.enable=false``. Then it deletes the metadata table first, as a Hudi writer with the
+metadata table disabled does, and logs what it deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Mapping
+
+from .properties import TableError, TableProperties, write_properties
+
+METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
+ENABLE = "hoodie.metadata.enable"
+log = logging.getLogger("hudi_log")
+
+
+class MetadataTableError(TableError):
+    """The table keeps a metadata table, which hudi-log does not maintain."""
+
+
+def has_metadata_table(table_path, props: TableProperties) -> bool:
+    return any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (Path(table_path) / ".hoodie" / "metadata").exists()
+
+
+def guard_metadata_table(table_path, props: TableProperties, options: Mapping | None, action: str) -> TableProperties:
+    """``props`` unchanged when the table has no metadata table; else refuse ``action``, or (with
+    ``hoodie.metadata.enable=false``) delete the metadata table and clear its partitions, and return the
+    properties written then."""
+    if not has_metadata_table(table_path, props):
+        return props
+    if str((options or {}).get(ENABLE, "true")).strip().lower() != "false":
+        raise MetadataTableError(props.path, f"the table has a metadata table, which hudi-log does not update, so "
+                                 f"{action} would leave it stale; run it with {ENABLE}=false to delete the "
+                                 "metadata table first (as Hudi does with the metadata table disabled)")
+    root = Path(table_path)
+    partitions = sorted({p for k in METADATA_PARTITIONS_KEYS for p in (props.get(k) or "").split(",") if p})
+    shutil.rmtree(root / ".hoodie" / "metadata", ignore_errors=True)
+    p = props.to_dict()
+    for k in METADATA_PARTITIONS_KEYS:
+        if k in p:
+            p[k] = ""
+    log.warning("%s: %s=false: deleted the metadata table %s (partitions: %s) and cleared %s from "
+                "hoodie.properties before %s", root, ENABLE, root / ".hoodie" / "metadata",
+                ", ".join(partitions) or "none listed", " and ".join(METADATA_PARTITIONS_KEYS), action)
+    return write_properties(root, p)
