@@ -184,8 +184,7 @@ class WriteTransaction:
             metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
         table_path = Path(ctx.table_path)
         with TableLock(table_path, self.config):
-            self._check_still_mine(props)
-            timeline = Timeline(table_path, props)
+            timeline = self._check_still_mine(props)
             mine = {(s.get("partitionPath") or "", s["fileId"]) for s in stats if s.get("fileId")}
             mine.update((part, f) for part, fids in replaced.items() for f in fids)
             try:
@@ -204,9 +203,10 @@ class WriteTransaction:
             num_deletes=sum(int(s.get("numDeletes") or 0) for s in stats),
             replaced_file_ids=replaced, rolled_back=list(self.rolled_back))
 
-    def _check_still_mine(self, props: TableProperties) -> None:
+    def _check_still_mine(self, props: TableProperties) -> Timeline:
         """Before completing: this writer's heartbeat never lapsed and no rollback targets its instant
-        (another process that saw it expired may be undoing it); else it is not completed."""
+        (another process that saw it expired may be undoing it); else it is not completed. Returns the
+        timeline it read."""
         ctx = self.context
         lapsed = self.heartbeat.expired
         if not lapsed:
@@ -218,7 +218,7 @@ class WriteTransaction:
         undoing = rollbacks_of(timeline, ctx.instant)
         inst = timeline.instant(ctx.instant)
         if not lapsed and not undoing and inst is not None and not inst.is_completed:
-            return
+            return timeline
         if undoing or inst is None:
             self.done = True
             self.heartbeat.stop(delete=False)
@@ -302,12 +302,12 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
     instant, action, beat = _start_instant(table_path, props, op, config)
     try:
-        if not config.optimistic:
-            _refuse_beside_live_writers(table_path, props, instant, config)
         # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
         # instant is on it: a writer that starts later sees this one; one that completes later is a candidate
         # of the conflict check at commit
         timeline = Timeline(table_path, props)
+        if not config.optimistic:
+            _refuse_beside_live_writers(timeline, table_path, instant, config)
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
@@ -351,11 +351,12 @@ def _start_instant(table_path: Path, props: TableProperties, op: str, config: Co
     return instant, action, beat
 
 
-def _refuse_beside_live_writers(table_path: Path, props: TableProperties, instant: str,
+def _refuse_beside_live_writers(timeline: Timeline, table_path: Path, instant: str,
                                 config: ConcurrencyConfig) -> None:
-    """A single writer checks again once its instant is on the timeline: of two writers that start together,
-    at least one sees the other here, and it stops (both may), so two never write at once unnoticed."""
-    for other in failed_write_candidates(Timeline(table_path, props)):
+    """A single writer checks again once its instant is on the timeline (``timeline`` is read after it): of
+    two writers that start together, at least one sees the other here, and it stops (both may), so two never
+    write at once unnoticed."""
+    for other in failed_write_candidates(timeline):
         if other.requested_time != instant and not is_expired(table_path, other.requested_time, config):
             age = heartbeat_age(table_path, other.requested_time)
             raise ConcurrentWriterError(
