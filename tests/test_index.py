@@ -8,6 +8,7 @@ every corpus table, on tables with log-only file groups, and after a key moved b
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -171,7 +172,7 @@ def test_update_only_logs_need_every_stat_naming_the_file_clean():
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
 def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, table_type):
     from hudi_log.table.write.index import DeferredIndex
-    from hudi_log.table.markers import marker_dir
+    from hudi_log.table.markers import marker_dir, work_dir
     from hudi_log.table.write.client import begin_write
     from hudi_log.table.write.task import write_batches
 
@@ -187,10 +188,15 @@ def test_deferred_index_is_built_into_a_file_the_workers_wait_for(tmp_path, tabl
         assert len(pickle.dumps(ctx.index)) < 300
     assert ctx.index.to_dict() == expected
     stats = write_batches(ctx, t(["a", "d"], 2), 0)
+    # Java's marker folder holds only marker files, named as Java names them (issue 15): the index is elsewhere
+    temp = marker_dir(path, tx.instant)
+    assert temp.is_dir() and all(".marker." in p.name for p in temp.rglob("*") if p.is_file())
+    if deferred:
+        assert Path(ctx.index.path).parent == work_dir(path, tx.instant)
     res = tx.commit(stats)
     tx.finish_index()
     assert (res.num_updates, res.num_inserts) == (1, 1)
-    assert not marker_dir(path, res.instant).exists()
+    assert not marker_dir(path, res.instant).exists() and not work_dir(path, res.instant).exists()
 
 
 def test_deferred_index_stops_waiting_when_the_write_is_rolled_back(tmp_path):
@@ -212,7 +218,7 @@ def test_deferred_index_stops_waiting_when_the_write_is_rolled_back(tmp_path):
 def test_a_write_committed_elsewhere_before_its_deferred_index_was_ready_leaves_nothing(tmp_path):
     """Spark commits in another process; with no rows to write, that can be before the driver's build
     finished. The driver then waits for its thread and removes whatever the build left."""
-    from hudi_log.table.markers import marker_dir
+    from hudi_log.table.markers import marker_dir, work_dir
     from hudi_log.table.write.client import begin_write
 
     path = tmp_path / "t"
@@ -222,5 +228,5 @@ def test_a_write_committed_elsewhere_before_its_deferred_index_was_ready_leaves_
     elsewhere = pickle.loads(pickle.dumps(tx))  # what Spark's commit process holds: no thread to wait for
     res = elsewhere.commit([])
     tx.finish_index()
-    assert not marker_dir(path, res.instant).exists()
+    assert not marker_dir(path, res.instant).exists() and not work_dir(path, res.instant).exists()
     assert _index(path).to_dict() == reference_index(path)

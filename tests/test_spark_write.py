@@ -282,7 +282,7 @@ def test_index_built_beside_the_job_and_its_failure(spark, tmp_path, monkeypatch
     tl = Timeline(path, read_properties(path))
     assert completed(path) == before and not [i for i in tl.instants if not i.is_completed]
     assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback"]
-    assert not any((tmp_path / "t" / ".hoodie" / ".temp").glob("*/hudi_log.index.arrow*"))
+    assert not any((tmp_path / "t" / ".hoodie").rglob("hudi_log.index.arrow*"))
     assert both(spark, path) == sorted((i, f"b{i}" if i % 2 == 0 else f"a{i}") for i in range(20))
 
 

@@ -6,7 +6,7 @@
   failed writes rolled back, instant allocated, ``requested`` + ``inflight`` on the timeline, index
   snapshot in the picklable ``WriteContext`` that ships with the writer to every task (MOR through
   :func:`write`: built by a driver thread while Spark shuffles, into an Arrow file in the instant's
-  marker folder that the tasks memory-map when they first look a key up);
+  working folder, .hoodie/.aux/.hudi_log/{instant}, that the tasks memory-map when they first look a key up);
 * each Spark task: :func:`hudi_log.table.write.task.write_batches` on its Arrow batches (its partition id is
   its task id, so its write token, so its own log and base files); its write stats are its commit message;
 * driver, after every task succeeded: ``commit`` completes the instant (commit metadata written last and

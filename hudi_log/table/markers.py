@@ -2,6 +2,10 @@
 data file it drops ``.hoodie/.temp/{instant}/{partition}/{fileName}.marker.{CREATE|MERGE|APPEND}``.
 Rollback of a failed instant reads them to know exactly which files the instant touched; a commit
 deletes the instant's marker folder once it is complete.
+
+The marker folder holds nothing else, as Java's marker-based rollback expects. hudi-log's own working
+files of an instant (the index a Spark write builds beside the job) live in
+``.hoodie/.aux/.hudi_log/{instant}`` (:func:`work_dir`), which rollback and commit remove the same way.
 """
 
 from __future__ import annotations
@@ -38,3 +42,13 @@ def read_markers(table_path, instant: str) -> list[tuple[str, str, str]]:
 
 def delete_markers(table_path, instant: str) -> None:
     shutil.rmtree(marker_dir(table_path, instant), ignore_errors=True)
+
+
+def work_dir(table_path, instant: str) -> Path:
+    """hudi-log's own working folder of ``instant``, out of Java's way (Java keeps only bootstrap indexes
+    under ``.aux``)."""
+    return Path(table_path) / ".hoodie" / ".aux" / ".hudi_log" / instant
+
+
+def delete_work_dir(table_path, instant: str) -> None:
+    shutil.rmtree(work_dir(table_path, instant), ignore_errors=True)

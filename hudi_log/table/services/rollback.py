@@ -42,7 +42,7 @@ from ..concurrency.lock import TableLock
 from ..metadata_table import guard_metadata_table
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
-from ..markers import delete_markers, read_markers
+from ..markers import delete_markers, delete_work_dir, read_markers
 from ..properties import TableProperties, read_properties
 from ..timeline.timeline import (
     CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
@@ -164,6 +164,7 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
     target = plan["instantToRollback"]
     tw.remove_pending(target["action"], target["commitTime"])
     delete_markers(table_path, target["commitTime"])
+    delete_work_dir(table_path, target["commitTime"])  # a deferred index's tasks stop waiting
     metadata = {
         "startRollbackTime": rb_instant,
         "timeTakenInMillis": int((time.time() - started) * 1000),

@@ -110,7 +110,7 @@ def _records_per_file(props: TableProperties, timeline: Timeline, options: Mappi
     return max(max_size // estimate, 1)
 
 
-#: the file a deferred index is built into, in the instant's marker folder (markers are ``*.marker.*``)
+#: the file a deferred index is built into, in the instant's working folder (not Java's marker folder)
 INDEX_FILE = "hudi_log.index.arrow"
 
 
@@ -259,9 +259,10 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
     ``defer_index`` (MOR upsert / delete; a distributed writer whose tasks start while the driver
     works): the index is built in a background thread of this process into a file in the instant's
-    marker folder, and ``ctx.index`` is a :class:`~hudi_log.table.write.index.DeferredIndex` that waits for
-    it on first use. No file of the instant is written before then, so the build reads the table as it
-    was. Call ``tx.finish_index()`` when the write is over."""
+    working folder (``.hoodie/.aux/.hudi_log/{instant}``, not Java's marker folder), and ``ctx.index`` is a
+    :class:`~hudi_log.table.write.index.DeferredIndex` that waits for it on first use. The build reads the
+    file slices the write saw when it began, so files the tasks write meanwhile do not change it. Call
+    ``tx.finish_index()`` when the write is over."""
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
@@ -285,9 +286,11 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     props = guard_metadata_table(table_path, props, opts, "the write")
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
-    for inst in timeline.completed():  # markers a writer killed right after its commit left behind
+    for inst in timeline.completed():  # what a writer killed right after its commit left behind
         if markers.marker_dir(table_path, inst.requested_time).exists():
             markers.delete_markers(table_path, inst.requested_time)
+        if markers.work_dir(table_path, inst.requested_time).exists():
+            markers.delete_work_dir(table_path, inst.requested_time)
     table_schema = current_schema(props, timeline)
     if op == "delete" or avro_in is None:
         if table_schema is None:
@@ -315,7 +318,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
         if defer:
-            folder = markers.marker_dir(table_path, instant)
+            folder = markers.work_dir(table_path, instant)
             folder.mkdir(parents=True, exist_ok=True)
             index = DeferredIndex(str(folder / INDEX_FILE))
             thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
