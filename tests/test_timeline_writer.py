@@ -96,7 +96,9 @@ def test_created_properties_match_what_hudi_writes(tmp_path, corpus_tables, vers
                               "hoodie.datasource.write.hive_style_partitioning": "true"})
     skip = {"hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight",
             "hoodie.table.index.defs.path"}
-    assert set(ours) == set(hudi_props) - skip
+    # and one key more: the table's timeline zone, UTC, so that Java writers make instants in our zone
+    assert set(ours) == (set(hudi_props) - skip) | {"hoodie.table.timeline.timezone"}
+    assert ours.get("hoodie.table.timeline.timezone") == "UTC"
     for k in ("hoodie.table.type", "hoodie.table.version", "hoodie.timeline.layout.version",
               "hoodie.datasource.write.hive_style_partitioning", "hoodie.archivelog.folder",
               "hoodie.table.keygenerator.class", "hoodie.table.keygenerator.type", "hoodie.record.merge.mode",
@@ -135,3 +137,45 @@ def test_partition_metadata(tmp_path):
     assert parse_java_properties(f.read_text())["commitTime"] == "20250101000000000"
     assert partition_depth("") == 0
     assert parse_java_properties(write_partition_metadata(path, "", "1").read_text())["partitionDepth"] == "0"
+
+
+# ---- instant times (issue 15, item 1) ------------------------------------------------------------------
+def test_instant_times_follow_the_tables_timeline_zone(tmp_path, monkeypatch):
+    import datetime
+    import time
+
+    from hudi_log.table.properties import write_properties
+    from hudi_log.table.write.create import TableOptionsError
+
+    path, props = make(tmp_path / "utc")
+    assert props.get("hoodie.table.timeline.timezone") == "UTC"
+    with pytest.raises(TableOptionsError, match="timeline.timezone"):
+        make(tmp_path / "bad", **{"hoodie.table.timeline.timezone": "Mars"})
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # 9 h ahead of UTC, no daylight saving
+    time.tzset()
+    try:
+        utc_now = datetime.datetime.now(datetime.timezone.utc)
+        assert TimelineWriter(path, props).new_instant_time()[:10] == utc_now.strftime("%Y%m%d%H")
+        # a table without the key is LOCAL to Java (its default): instants in the process's own zone
+        p = props.to_dict()
+        del p["hoodie.table.timeline.timezone"]
+        local = TimelineWriter(path, write_properties(path, p)).new_instant_time()
+        assert local[:10] == (utc_now + datetime.timedelta(hours=9)).strftime("%Y%m%d%H")
+        lpath, lprops = make(tmp_path / "local", **{"hoodie.table.timeline.timezone": "local"})
+        assert lprops.get("hoodie.table.timeline.timezone") == "LOCAL"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_new_instant_is_later_than_every_instant_even_with_the_clock_behind(tmp_path, version):
+    path, props = make(tmp_path, version)
+    tw = TimelineWriter(path, props)
+    future = "29991231235959998"
+    tw.requested("deltacommit", future)  # a writer whose clock runs far ahead (or in another zone)
+    assert tw.new_instant_time() == "29991231235959999"  # the next millisecond, never an older time
+    if version >= 8:  # the archived instants of the LSM history count too
+        history = path / ".hoodie" / "timeline" / "history"
+        (history / "30000101000000000_30000102000000000_0.parquet").write_bytes(b"")
+        assert TimelineWriter(path, props).new_instant_time() == "30000102000000001"

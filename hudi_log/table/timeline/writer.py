@@ -1,8 +1,11 @@
 """Writing the timeline: instant times and the requested → inflight → completed protocol.
 
-* Instant times are Hudi's ``yyyyMMddHHmmssSSS`` (17 digits) from the UTC clock, and strictly greater
-  than every instant already on the timeline (requested and completion times), so two writers in one
-  process or a clock step back never reuse or reorder a time.
+* Instant times are Hudi's ``yyyyMMddHHmmssSSS`` (17 digits) in the table's timeline zone
+  (``hoodie.table.timeline.timezone``: UTC, or LOCAL, Java's default, the process's own zone), and strictly
+  greater than every instant already on the timeline (requested and completion times, and the archived
+  ones of the LSM history, whose file names carry them), so a clock step back or a writer in another zone
+  never produces an older time: the next millisecond after the latest is taken instead. (The v6 archive
+  needs no look: archival always leaves the newest instants active.)
 * File names as :mod:`hudi_log.table.timeline.timeline` parses them: ``{ts}.{action}.requested``,
   ``{ts}.{action}.inflight`` (a ``commit``'s inflight is ``{ts}.inflight``), completed ``{ts}.{action}``
   (layout 1) or ``{ts}_{completion}.{action}`` (layout 2). A compaction completes as ``commit``.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Mapping
@@ -29,6 +33,7 @@ from .timeline import (
 )
 
 INSTANT_FORMAT = "%Y%m%d%H%M%S%f"  # %f is microseconds: cut to milliseconds below
+_HISTORY_FILE = re.compile(r"^(\d{14,17})_(\d{14,17})_\d+\.parquet$")
 _COMPLETES_AS = {COMPACTION: COMMIT, LOG_COMPACTION: "deltacommit", CLUSTERING: REPLACE_COMMIT}
 
 
@@ -68,10 +73,17 @@ class TimelineWriter:
                 for t in (inst.requested_time, inst.completion_time):
                     if t is not None and (latest is None or t > latest):
                         latest = t
+        history = self.props.get("hoodie.timeline.history.path")
+        if self.layout >= 2 and history and (self.folder / history).is_dir():
+            for p in (self.folder / history).iterdir():
+                m = _HISTORY_FILE.match(p.name)  # Java's LSM timeline: {min}_{max}_{level}.parquet
+                if m and (latest is None or m.group(2) > latest):
+                    latest = m.group(2)
         return latest
 
     def new_instant_time(self) -> str:
-        now = format_instant(datetime.datetime.now(datetime.timezone.utc))
+        utc = str(self.props.get("hoodie.table.timeline.timezone") or "LOCAL").upper() == "UTC"
+        now = format_instant(datetime.datetime.now(datetime.timezone.utc) if utc else datetime.datetime.now())
         latest = self._latest_on_timeline()
         if latest is not None and now <= latest[:17]:
             now = instant_after(latest)

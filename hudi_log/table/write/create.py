@@ -37,6 +37,7 @@ WRITABLE_TABLE_VERSIONS = (6, 8)
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"  # Hudi's default (Avro) merger strategy id
 PARTITION_METAFILE = ".hoodie_partition_metadata"
+TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
 
 _KEYGEN_CLASSES = {
     "SIMPLE": "org.apache.hudi.keygen.SimpleKeyGenerator",
@@ -111,6 +112,11 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     kind = "NON_PARTITION" if not partitions else ("COMPLEX" if len(keys) > 1 or len(partitions) > 1 else "SIMPLE")
     kind = (option(options, "hoodie.datasource.write.keygenerator.type", "hoodie.table.keygenerator.type")
             or kind).upper()
+    # Java takes the zone of instant times from the table (default LOCAL, the writer's own zone): recording
+    # UTC makes every writer, Java's on other machines included, agree with ours
+    timezone = str(option(options, TIMELINE_TIMEZONE, default="UTC")).upper()
+    if timezone not in ("UTC", "LOCAL"):
+        raise TableOptionsError(path, f"{TIMELINE_TIMEZONE}={timezone!r} is not UTC or LOCAL")
 
     p: dict[str, str] = {
         "hoodie.table.name": name,
@@ -122,6 +128,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
         "hoodie.datasource.write.hive_style_partitioning": "true" if hive == "true" else "false",
         "hoodie.datasource.write.partitionpath.urlencode": "false",
         "hoodie.datasource.write.drop.partition.columns": "false",
+        TIMELINE_TIMEZONE: timezone,
     }
     if precombine:
         p["hoodie.table.precombine.field"] = precombine
