@@ -351,3 +351,31 @@ def test_no_action_leaves_a_metadata_table_stale(tmp_path, caplog):
     assert read_properties(path).get("hoodie.table.metadata.partitions") == ""
     write_table(path, rows([2], "c", 4), "upsert", o)  # no metadata table any more: writes go ahead
     assert table(path) == {"k1": "b", "k2": "c"}
+
+
+# ---- table version 9 (issue 15, item 8): read, and every action that would change it refuses alike -------
+def test_version_9_tables_are_read_and_refused_for_changes_with_what_to_do(tmp_path, corpus_tables):
+    import shutil
+
+    from hudi_log.table.properties import UnwritableTableVersionError
+
+    for name in ("sample_table_mor_avro_v9_txns_simple_meta", "sample_table_cow_v9_txns_simple_nometa"):
+        path = tmp_path / name
+        shutil.copytree(corpus_tables[name], path)
+        before = sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+        rows_before = read_table(path)
+        assert rows_before.num_rows > 0
+        data = rows_before.slice(0, 1).drop_columns([c for c in rows_before.column_names if c.startswith("_hoodie")])
+        off = {"hoodie.metadata.enable": "false"}
+        actions = {"the write": lambda: write_table(path, data, "upsert", off),
+                   "the clean": lambda: clean(path, retain_commits=1, options=off),
+                   "the rollback": lambda: rollback(path, "20990101000000000", options=off)}
+        if "mor" in name:
+            actions["the compaction"] = lambda: schedule_compaction(path, off)
+        for action, run in actions.items():
+            with pytest.raises(UnwritableTableVersionError, match=f"{action} would change a table of version 9.*"
+                                                                 "NineToEightDowngradeHandler"):
+                run()
+        res = CliRunner().invoke(main, ["clean", str(path), "--retain-commits", "1", "-o", "hoodie.metadata.enable=false"])
+        assert res.exit_code == 2 and "version 9" in res.output
+        assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before  # nothing changed

@@ -49,6 +49,29 @@ class UnsupportedTableVersionError(TableError):
     """``hoodie.table.version`` is not one this reader knows (6, 8, 9)."""
 
 
+#: the table versions hudi-log writes (it reads 9 too)
+WRITABLE_TABLE_VERSIONS = (6, 8)
+
+
+class UnwritableTableVersionError(UnsupportedTableVersionError):
+    """A table hudi-log reads but does not write (version 9, Hudi 1.1): every action that would change its
+    files refuses, the same way, before it changes anything."""
+
+
+def check_writable(props: "TableProperties", action: str) -> None:
+    """Refuse ``action`` on a table version hudi-log does not write, saying what to do instead."""
+    v = props.version
+    if v in WRITABLE_TABLE_VERSIONS:
+        return
+    if v > max(WRITABLE_TABLE_VERSIONS):
+        advice = ("write it with Apache Hudi 1.1, or downgrade it to version 8 with Apache Hudi 1.1 first (a write "
+                  "with hoodie.write.table.version=8 runs its NineToEightDowngradeHandler)")
+    else:
+        advice = "upgrade it with Apache Hudi 0.14 or later first (its next write upgrades it to version 6)"
+    raise UnwritableTableVersionError(props.path, f"{action} would change a table of version {v}, which hudi-log "
+                                      f"reads but does not write (it writes versions 6 and 8): {advice}")
+
+
 def parse_java_properties(text: str) -> dict[str, str]:
     """Parse Java ``.properties`` text (the subset Hudi writes plus continuations and escapes)."""
     out: dict[str, str] = {}

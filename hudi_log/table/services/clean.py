@@ -34,6 +34,7 @@ from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_metadata_table
+from ..properties import check_writable
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .rollback import rollback_failed_writes
@@ -261,6 +262,7 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
     config = concurrency_config(options)
+    check_writable(HudiTable(path).properties, "the clean")
     guard_metadata_table(path, HudiTable(path).properties, options, "the clean")
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)

@@ -40,6 +40,7 @@ from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_co
 from ..concurrency.heartbeat import delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_metadata_table
+from ..properties import check_writable
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, delete_work_dir, read_markers
@@ -282,7 +283,9 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     started = time.time()
     config = config or concurrency_config(options)
     table_path = Path(path)
-    props = guard_metadata_table(table_path, read_properties(table_path), options, "the rollback")
+    props = read_properties(table_path)
+    check_writable(props, "the rollback")
+    props = guard_metadata_table(table_path, props, options, "the rollback")
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = timeline.instant(str(instant))

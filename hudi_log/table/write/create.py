@@ -28,12 +28,11 @@ from typing import Mapping
 
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..properties import (
-    BACKUP_FILE, PROPERTIES_FILE, TableError, TableProperties, java_date, properties_text, read_properties,
-    table_checksum, write_atomic,
+    BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_writable, java_date,
+    properties_text, read_properties, table_checksum, write_atomic,
 )
 
 DEFAULT_TABLE_VERSION = 6
-WRITABLE_TABLE_VERSIONS = (6, 8)
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"  # Hudi's default (Avro) merger strategy id
 PARTITION_METAFILE = ".hoodie_partition_metadata"
@@ -194,8 +193,7 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
     v = requested_table_version(options)
     if v is not None and v != props.version:
         raise TableMismatchError(where, f"table version is {props.version}, the write asked for {v}")
-    if props.version not in WRITABLE_TABLE_VERSIONS:
-        raise TableMismatchError(where, f"cannot write table version {props.version} (writable: 6, 8)")
+    check_writable(props, "the write")
     name = option(options, "hoodie.table.name")
     if name is not None and name != props.name:
         raise TableMismatchError(where, f"table name is {props.name!r}, the write asked for {name!r}")
