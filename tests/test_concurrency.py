@@ -379,3 +379,21 @@ def test_version_9_tables_are_read_and_refused_for_changes_with_what_to_do(tmp_p
         res = CliRunner().invoke(main, ["clean", str(path), "--retain-commits", "1", "-o", "hoodie.metadata.enable=false"])
         assert res.exit_code == 2 and "version 9" in res.output
         assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before  # nothing changed
+
+
+def test_a_rollback_that_slips_in_before_the_completed_file_makes_the_commit_fail(tmp_path, monkeypatch):
+    from hudi_log.table.timeline.writer import TimelineWriter
+
+    path = tmp_path / "t"
+    write_table(path, rows([1], "a", 1), "insert", opts())
+    a, stats = begun(path, rows([1], "A", 2), opts())
+    real = TimelineWriter.complete
+
+    def racing(self, action, instant, metadata):  # no lock: another process's rollback lands right here
+        if instant == a.instant:
+            rollback(path, instant, options=opts(), force=True)
+        return real(self, action, instant, metadata)
+
+    monkeypatch.setattr(TimelineWriter, "complete", racing)
+    with pytest.raises(InstantLostError, match="was completed, but rollback"):
+        a.commit(stats)

@@ -193,8 +193,14 @@ class WriteTransaction:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
             done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
-        self.done = True
+            self.done = True
+            # and after: without a lock, a process that took this writer for dead may have begun a rollback
+            # between the check and the completed file; then this is no success
+            late = rollbacks_of(Timeline(table_path, props), ctx.instant)
         self.heartbeat.stop()
+        if late:
+            raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was completed, but rollback "
+                                   f"{late[0].requested_time} undoes it: its data may be gone; write it again")
         markers.delete_markers(ctx.table_path, ctx.instant)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
