@@ -397,3 +397,43 @@ def test_a_rollback_that_slips_in_before_the_completed_file_makes_the_commit_fai
     monkeypatch.setattr(TimelineWriter, "complete", racing)
     with pytest.raises(InstantLostError, match="was completed, but rollback"):
         a.commit(stats)
+
+
+# ---- key generators (issue 15, item 2, the refusing half) --------------------------------------------------------
+@pytest.mark.parametrize("setting", [
+    {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedKeyGenerator"},
+    {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.CustomKeyGenerator"},
+    {"hoodie.table.keygenerator.type": "TIMESTAMP"},
+    {"hoodie.datasource.write.partitionpath.urlencode": "true"},
+    {"hoodie.populate.meta.fields": "false"},
+])
+def test_key_generation_hudi_log_does_not_do_as_java_is_refused_before_a_byte(tmp_path, setting):
+    from hudi_log.table.properties import write_properties
+    from hudi_log.table.write.create import UnsupportedKeyGeneratorError
+
+    (key, value), = setting.items()
+    asked = key.replace("hoodie.table.", "hoodie.datasource.write.") if "keygenerator" in key else key
+    with pytest.raises(UnsupportedKeyGeneratorError, match=f"{asked}={value}"):  # creating a table with it
+        write_table(tmp_path / "new", rows([1], "a", 1), "insert", opts(**{asked: value}))
+    assert not (tmp_path / "new").exists()
+    path = tmp_path / "t"
+    write_table(path, rows([1], "a", 1), "insert", opts())
+    write_properties(path, {**read_properties(path).to_dict(), **setting})  # as a Java writer left the table
+    before = sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+    with pytest.raises(UnsupportedKeyGeneratorError, match=f"{key}={value}.*Apache Hudi"):
+        write_table(path, rows([1], "b", 2), "upsert", opts())
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before
+
+
+def test_the_corpus_complex_key_table_is_written_without_a_second_copy_of_a_key(tmp_path, corpus_tables):
+    import shutil
+
+    name = "sample_table_cow_v6_complexkeygen_hivestyle"
+    path = tmp_path / name
+    shutil.copytree(corpus_tables[name], path)
+    t = read_table(path)
+    n, keys = t.num_rows, t.column("_hoodie_record_key").to_pylist()
+    data = t.slice(0, 1).drop_columns([c for c in t.column_names if c.startswith("_hoodie")])
+    write_table(path, data, "upsert", {"hoodie.metadata.enable": "false"})
+    after = read_table(path)
+    assert after.num_rows == n and sorted(after.column("_hoodie_record_key").to_pylist()) == sorted(keys)

@@ -54,6 +54,36 @@ class TableOptionsError(TableError):
     """The options cannot create a table (no name, no record key, unknown type or version)."""
 
 
+class UnsupportedKeyGeneratorError(TableMismatchError):
+    """The table (or the write) uses a key generator or key setting hudi-log does not compute as Java does;
+    writing would put keys where Java would not look for them, so nothing is written."""
+
+
+#: key generators whose keys hudi-log computes as Java does (0.x class names, their Avro twins, 1.x types)
+_KEYGENS_DONE = {"SIMPLE", "COMPLEX", "NON_PARTITION"} | {
+    f"org.apache.hudi.keygen.{c}" for c in ("SimpleKeyGenerator", "ComplexKeyGenerator", "NonpartitionedKeyGenerator",
+                                            "SimpleAvroKeyGenerator", "ComplexAvroKeyGenerator",
+                                            "NonpartitionedAvroKeyGenerator")}
+
+
+def check_key_generation(settings: Mapping, where) -> None:
+    """Refuse, naming it, a key generator or key setting whose keys hudi-log would compute differently from
+    Java (TimestampBased, Custom and other generators; URL-encoded partition paths; records without meta
+    fields, whose keys the index would have to read from the data columns)."""
+    for key in ("hoodie.table.keygenerator.class", "hoodie.datasource.write.keygenerator.class",
+                "hoodie.table.keygenerator.type", "hoodie.datasource.write.keygenerator.type"):
+        value = settings.get(key)
+        if value and str(value).strip() not in _KEYGENS_DONE and str(value).strip().upper() not in _KEYGENS_DONE:
+            raise UnsupportedKeyGeneratorError(where, f"{key}={value} is not supported for writing yet (hudi-log "
+                                               "computes keys as Simple, Complex and NonPartitioned key generators "
+                                               "do); write this table with Apache Hudi")
+    for key, bad in (("hoodie.datasource.write.partitionpath.urlencode", "true"),
+                     ("hoodie.populate.meta.fields", "false")):
+        if str(settings.get(key, "")).strip().lower() == bad:
+            raise UnsupportedKeyGeneratorError(where, f"{key}={bad} is not supported for writing yet; write this "
+                                               "table with Apache Hudi")
+
+
 def option(options: Mapping, *names: str, default=None):
     """The first of ``names`` set in ``options`` (Hudi accepts several spellings)."""
     for n in names:
@@ -91,6 +121,7 @@ def requested_table_version(options: Mapping) -> int | None:
 def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dict[str, str]:
     """The ``hoodie.properties`` keys Hudi writes for a new table with these options."""
     path = "<options>"
+    check_key_generation(options, path)
     name = option(options, "hoodie.table.name", "hoodie.datasource.write.table.name")
     if not name:
         raise TableOptionsError(path, "hoodie.table.name is required to create a table")
@@ -185,8 +216,11 @@ def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> Ta
 
 
 def check_table_matches(props: TableProperties, options: Mapping) -> None:
-    """A write's options must agree with the existing table (type, version, name, record key)."""
+    """A write's options must agree with the existing table (type, version, name, record key), and the
+    table's key generation must be one hudi-log computes as Java does."""
     where = props.path
+    check_key_generation(props.to_dict(), where)
+    check_key_generation(options, "<options>")
     t = requested_table_type(options)
     if t is not None and t != props.table_type:
         raise TableMismatchError(where, f"table is {props.table_type}, the write asked for {t}")
