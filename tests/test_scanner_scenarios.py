@@ -234,8 +234,9 @@ def test_s8_delete_vs_data_ordering(log: Log):
     10-19 stay alive (lower ordering loses; equal ordering => the later delete wins)."""
     log.append([data_block("100", range(0, 100), ts=0), data_block("101", range(100, 200), ts=0),
                 delete_block("102", range(0, 10), 0, OrderingKind.INT),
-                delete_block("103", range(10, 20), -1, OrderingKind.INT),
-                delete_block("104", range(20, 30), 1, OrderingKind.INT)])
+                # Java's records and deletes here carry ordering values of one class; ts is long, so LongWrappers
+                delete_block("103", range(10, 20), -1, OrderingKind.LONG),
+                delete_block("104", range(20, 30), 1, OrderingKind.LONG)])
     sc = log.scan(completed={"100", "101", "102", "103", "104"}, latest="104")
     assert all_keys(sc) == keys(range(200))
     assert deleted_keys(sc) == keys(range(0, 10)) | keys(range(20, 30))
@@ -244,16 +245,22 @@ def test_s8_delete_vs_data_ordering(log: Log):
 
 def test_s8_default_ordering_null_kind_and_commit_time(log: Log):
     """S8 companions: a delete with no ordering value (NULL wrapper) is a processing-time delete and wins
-    over a record with a higher ordering; under COMMIT_TIME_ORDERING every later delete wins."""
-    log.append([data_block("100", range(0, 30), ts=5),
+    over a record with a higher ordering; a delete whose ordering value is of another Java class than the
+    record's (IntWrapper against a long field) wins too (``isSameClass``). Table version 6 (Hudi 0.x's
+    ``processNextDeletedRecord``) applies the rule whatever the merge mode; version 8 under
+    COMMIT_TIME_ORDERING lets every later delete win."""
+    log.append([data_block("100", range(0, 40), ts=5),
                 delete_block("101", range(0, 10), None, OrderingKind.NULL),
-                delete_block("102", range(10, 20), 1, OrderingKind.INT),
-                delete_block("103", range(20, 30), 5, OrderingKind.LONG)])
-    sc = log.scan(completed={"100", "101", "102", "103"}, latest="103")
-    assert deleted_keys(sc) == keys(range(0, 10)) | keys(range(20, 30))
-    assert live_keys(sc) == keys(range(10, 20))
-    sc = log.scan(completed={"100", "101", "102", "103"}, latest="103", merge_mode=COMMIT_TIME)
-    assert deleted_keys(sc) == keys(range(30)) and live_keys(sc) == set()
+                delete_block("102", range(10, 20), 1, OrderingKind.LONG),
+                delete_block("103", range(20, 30), 5, OrderingKind.LONG),
+                delete_block("104", range(30, 40), 1, OrderingKind.INT)])
+    done = {"100", "101", "102", "103", "104"}
+    for mode in (EVENT_TIME, COMMIT_TIME):
+        sc = log.scan(completed=done, latest="104", merge_mode=mode)
+        assert deleted_keys(sc) == keys(range(0, 10)) | keys(range(20, 40))
+        assert live_keys(sc) == keys(range(10, 20))
+    sc = log.scan(table_version=8, completed=done, latest="104", merge_mode=COMMIT_TIME)
+    assert deleted_keys(sc) == keys(range(40)) and live_keys(sc) == set()
 
 
 def test_s9_duplicate_rollback_blocks(log: Log):

@@ -14,9 +14,12 @@ the caller uses the record path.
     one; a delete carrying the default ordering value wins whatever precedes it. Only when such a
     delete is not the key's last entry does the fold depend on more than that (the next record wins
     unconditionally): those slices go the record path.
+  * table version 6 (Hudi 0.x): a delete folds against the other entries of its key by its own rule
+    (scanner.combine); slices where a delete meets another log entry of its key go the record path.
 * Base rows are then combined with their key's winner (the log's winner replaces the base row under
   commit-time ordering; under event-time ordering when its ordering value is ≥ the base row's, or it is
-  a default-ordering delete). Output: base rows in file order (replaced or dropped), then keys only the
+  a default-ordering delete; on table version 6 a log delete always removes the base row, as Hudi 0.x's
+  readers and compaction do). Output: base rows in file order (replaced or dropped), then keys only the
   log holds, in order of first appearance.
 Vectorized: one ordering field (or none), record keys from ``_hoodie_record_key`` or from string /
 integer key fields, no NaN ordering values; anything else is :class:`NotVectorizable`.
@@ -24,6 +27,7 @@ integer key fields, no NaN ordering values; anything else is :class:`NotVectoriz
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -120,9 +124,17 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
         raise NotVectorizable("null record keys")
     if pa.types.is_floating(ord_type) and pc.any(pc.is_nan(e.column(_ORD))).as_py():
         raise NotVectorizable("NaN ordering values")
+    if scanner.table_version < 8 and pc.any(e.column(_DEL)).as_py():
+        # Hudi 0.x folds a delete against an earlier entry of its key by its own rule: the record path does that
+        codes = pc.dictionary_encode(e.column(_KEY).combine_chunks()).indices.to_numpy(zero_copy_only=False)
+        counts = np.bincount(codes)
+        deleted = codes[e.column(_DEL).to_numpy(zero_copy_only=False)]
+        if (counts[deleted] > 1).any():
+            raise NotVectorizable("a delete among several log entries of its key (Hudi 0.x rules)")
     winners = _winners(e, scanner.merge_mode)
     log_rows = pa.concat_tables(records) if records else schema.empty_table()
-    return _combine(base, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type, key_fields, schema)
+    return _combine(base, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type, key_fields, schema,
+                    scanner.table_version)
 
 
 def _group_ends(codes: pa.Array, order: pa.Array) -> pa.Array:
@@ -174,7 +186,8 @@ def _flat(a) -> pa.Array:
     return a.cast(pa.int64())
 
 
-def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key_fields, schema) -> pa.Table:
+def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key_fields, schema,
+             table_version: int = 8) -> pa.Table:
     nb = base.num_rows if base is not None else 0
     both = pa.concat_tables([base, log_rows]) if base is not None else log_rows
     wk = winners.column(_KEY)
@@ -192,7 +205,10 @@ def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key
             w_def = pc.take(winners.column(_DEF), wi)
             w_ord = pc.take(winners.column(_ORD), wi)
             b_ord = _ordering(base, ordering_fields, ord_type)
-            log_wins = pc.and_(matched, pc.or_(pc.and_(w_del, w_def), _ge(w_ord, b_ord)))
+            # a log delete beats the base record: always in Hudi 0.x, in 1.x when it is a processing-time
+            # delete (default ordering) or its ordering value is not smaller
+            deletes_win = w_del if table_version < 8 else pc.and_(w_del, w_def)
+            log_wins = pc.and_(matched, pc.or_(deletes_win, _ge(w_ord, b_ord)))
         keep = pc.invert(pc.and_(log_wins, w_del))
         src = pc.if_else(log_wins, pc.add(w_row, nb), _arange(0, nb))
         take_base = pc.filter(src, keep)

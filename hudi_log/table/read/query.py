@@ -59,7 +59,7 @@ from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
 from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
-from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine
+from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from ..timeline.timeline import Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
@@ -409,7 +409,7 @@ def _slice_rows(ctx: ReadContext, task: SliceTask, base: pa.Table | None) -> lis
         if log_entry is None:
             rows.append(r)
             continue
-        win = combine(Entry(key, r, sc._ordering_of(r)), log_entry, sc.merge_mode)
+        win = combine_with_base(Entry(key, r, sc._ordering_of(r)), log_entry, sc.merge_mode, sc.table_version)
         if win.record is not None:
             rows.append(win.record)
     for key, e in merged.items():

@@ -27,6 +27,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -46,6 +48,7 @@ class Entry:
     record: dict | None  # None = deleted
     ordering: tuple | None
     default_ordering: bool = False  # delete with the default ordering value
+    kind: str | None = None  # the Avro kind of the ordering value (INT, LONG, STRING...), where known: Java's class
 
     @property
     def is_delete(self) -> bool:
@@ -93,9 +96,36 @@ def ordering_tuple(ov) -> tuple | None:
     return None if ov is None else (tuple(ov) if isinstance(ov, (list, tuple)) else (ov,))
 
 
-def combine(old: Entry | None, new: Entry, merge_mode: str) -> Entry:
-    """The entry that survives when ``new`` (read later) meets ``old``."""
-    if old is None or merge_mode != EVENT_TIME:
+def _same_class(a: Entry, b: Entry) -> bool:
+    # Java's ReflectionUtils.isSameClass on the two ordering values: Python cannot tell Integer from Long by
+    # the values, so by the Avro kinds they were read as (a delete's wrapper, a record's field type)
+    return a.kind is not None and a.kind == b.kind and a.ordering is not None and len(a.ordering) == 1
+
+
+def _greater(a: tuple | None, b: tuple | None) -> bool:
+    try:
+        return _cmp_tuple(a) > _cmp_tuple(b)
+    except TypeError:
+        return str(a) > str(b)
+
+
+def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int = 8) -> Entry:
+    """The entry that survives when ``new`` (read later) meets ``old``, both from the log.
+
+    Table version 6 follows Hudi 0.x, whatever the merge mode: a delete after a record loses only when its
+    ordering value is not the default, of the same class and smaller (``processNextDeletedRecord``); a record
+    after a delete always wins (the payload's ``preCombine`` of an empty record). Version 8+ follows Hudi 1.x's
+    file group reader by merge mode."""
+    if old is None:
+        return new
+    if table_version < 8:
+        if new.is_delete:
+            if old.is_delete or new.default_ordering:
+                return new
+            return old if _same_class(old, new) and _greater(old.ordering, new.ordering) else new
+        if old.is_delete:
+            return new
+    if merge_mode != EVENT_TIME:
         return new
     if new.is_delete:
         if new.default_ordering or ordering_ge(new.ordering, old.ordering):
@@ -125,6 +155,24 @@ class MergedLogScanner:
         self.records: dict[str, Entry] = {}
         self._scanned = False
         self._queue: list | None = None
+
+    def _ordering_kind(self, block) -> str | None:
+        """The Avro kind of the (single) ordering field in a data block's writer schema, as the delete
+        wrappers name kinds (INT, LONG, STRING...); None where it is not one primitive."""
+        if len(self.ordering_fields) != 1:
+            return None
+        try:
+            fields = json.loads(block.header.get("SCHEMA") or "{}").get("fields") or []
+        except (ValueError, AttributeError):
+            return None
+        t = next((f.get("type") for f in fields if f.get("name") == self.ordering_fields[0]), None)
+        if isinstance(t, list):
+            t = [x for x in t if x != "null"]
+            t = t[0] if len(t) == 1 else None
+        if isinstance(t, dict) and "logicalType" not in t:
+            t = t.get("type")
+        return t.upper() if isinstance(t, str) and t in ("int", "long", "float", "double", "string", "boolean") \
+            else None
 
     def _ordering_of(self, rec: dict) -> tuple | None:
         if not self.ordering_fields:
@@ -251,17 +299,28 @@ class MergedLogScanner:
             if block.block_type == BlockType.delete_block:
                 for d in block.deletes():
                     ov = d.ordering_value
-                    self._put(Entry(d.record_key, None, ordering_tuple(ov), is_default_ordering(d)))
+                    kind = getattr(d.ordering_kind, "name", None) if ov is not None else None
+                    self._put(Entry(d.record_key, None, ordering_tuple(ov), is_default_ordering(d), kind))
             else:
+                kind = self._ordering_kind(block)
                 for rec in block.records():
                     self.stats.records += 1
                     key = self._key_of(rec)
                     if rec.get("_hoodie_is_deleted") is True or rec.get("_hoodie_operation") == "D":
-                        self._put(Entry(key, None, self._ordering_of(rec), False))
+                        self._put(Entry(key, None, self._ordering_of(rec), False, kind))
                     else:
-                        self._put(Entry(key, rec, self._ordering_of(rec)))
+                        self._put(Entry(key, rec, self._ordering_of(rec), kind=kind))
         self._scanned = True
         return self.records
 
     def _put(self, entry: Entry) -> None:
-        self.records[entry.key] = combine(self.records.get(entry.key), entry, self.merge_mode)
+        self.records[entry.key] = combine(self.records.get(entry.key), entry, self.merge_mode, self.table_version)
+
+
+def combine_with_base(base: Entry, log: Entry, merge_mode: str, table_version: int) -> Entry:
+    """The base file's record against the log's merged entry of its key. Hudi 0.x readers and compaction never
+    keep a base record over a log delete (the delete's payload is empty); 1.x under event-time ordering
+    keeps it when the delete carries a real, smaller ordering value."""
+    if table_version < 8 and log.is_delete:
+        return log
+    return combine(base, log, merge_mode)

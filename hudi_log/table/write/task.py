@@ -283,9 +283,10 @@ _WRAPPER_KINDS = {"int": "INT", "long": "LONG", "float": "FLOAT", "double": "DOU
 
 
 def _delete_record(ctx, key: str, partition: str, ordering, i) -> DeleteRecord:
-    """The delete of ``key``: its ordering value from the batch, wrapped as the field's Avro type (Hudi
-    wraps the record's value); without one, Hudi's default (IntWrapper 0: the delete always wins)."""
-    if ordering is None or len(ordering[i]) != 1 or ordering[i][0] is None:
+    """The delete of ``key``. A ``delete`` operation carries Hudi's default, IntWrapper 0, as Java's writers
+    do in 0.x and 1.x (the delete helper builds empty payloads from the keys alone): it always wins. Other
+    deletes carry the batch's ordering value, wrapped as the field's Avro type (Hudi wraps the record's)."""
+    if ctx.operation == "delete" or ordering is None or len(ordering[i]) != 1 or ordering[i][0] is None:
         return DeleteRecord.of(key, partition, 0)
     value = ordering[i][0]
     field_type = next((f["type"] for f in ctx.schema["fields"] if f["name"] == ctx.properties.ordering_fields[0]), None)
@@ -363,11 +364,9 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
             if i is None:
                 keep_old.append(j)
             elif ctx.operation == "delete":
-                # as the MOR readers merge a delete: it loses only to a greater stored ordering value
-                if old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
-                    keep_old.append(j)
-                else:
-                    deletes += 1
+                # a delete operation carries the default ordering value (keys only, as Java's delete helper
+                # builds it), so it removes the row whatever the row's ordering value
+                deletes += 1
             elif old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
                 keep_old.append(j)  # the stored row has the greater ordering value
             else:
