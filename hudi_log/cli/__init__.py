@@ -10,7 +10,6 @@ from __future__ import annotations
 import click
 
 from .logs import inspect, records, salvage, validate, write_block
-from .output import dumps  # noqa: F401  (kept where callers import it)
 from .services import clean_cmd, compact_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 

@@ -35,3 +35,14 @@ def dumps(value: Any, **kw) -> str:
 def fail(message: str, code: int = 2) -> None:
     click.echo(f"hudi-log: {message}", err=True)
     sys.exit(code)
+
+
+def hudi_options(pairs) -> dict[str, str]:
+    """``--option KEY=VALUE`` (repeatable) as Hudi options; one without ``=`` is a usage error."""
+    out = {}
+    for kv in pairs:
+        if "=" not in kv:
+            fail(f"--option {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out

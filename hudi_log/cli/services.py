@@ -8,20 +8,10 @@ import json
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail
+from .output import fail as _fail, hudi_options
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
-
-
-def _options(extra) -> dict[str, str]:
-    out = {}
-    for kv in extra:
-        if "=" not in kv:
-            _fail(f"--option {kv!r}: expected KEY=VALUE")
-        k, v = kv.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 @click.command("compact")
@@ -35,7 +25,7 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
     from ..table.services.compaction import compact, run_compaction, schedule_compaction
     if schedule_only and instant:
         _fail("--schedule-only and --instant exclude each other")
-    opts = _options(extra)
+    opts = hudi_options(extra)
     try:
         if schedule_only:
             scheduled = schedule_compaction(path, opts)
@@ -63,7 +53,7 @@ def clean_cmd(path, retain_commits, as_json, extra):
     """Delete file slices older than the last N commits need (KEEP_LATEST_COMMITS)."""
     from ..table.services.clean import clean
     try:
-        instant = clean(path, retain_commits=retain_commits, options=_options(extra))
+        instant = clean(path, retain_commits=retain_commits, options=hudi_options(extra))
     except HudiLogError as e:
         _fail(str(e))
     click.echo(json.dumps({"clean": instant}) if as_json else
@@ -80,7 +70,7 @@ def rollback_cmd(path, instant, extra):
     from ..table.services.rollback import rollback
 
     try:
-        done = rollback(path, instant, options=_options(extra))
+        done = rollback(path, instant, options=hudi_options(extra))
     except HudiLogError as e:
         _fail(str(e))
     click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name})")

@@ -14,7 +14,7 @@ import sys
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail
+from .output import fail as _fail, hudi_options
 
 
 @click.command("table")
@@ -160,12 +160,7 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
 
     from ..table.write.client import write_table
 
-    options: dict[str, str] = {}
-    for kv in extra:
-        if "=" not in kv:
-            _fail(f"--option {kv!r}: expected KEY=VALUE")
-        k, v = kv.split("=", 1)
-        options[k.strip()] = v.strip()
+    options = hudi_options(extra)
     flags = {
         "hoodie.table.name": table_name,
         "hoodie.datasource.write.table.type": table_type.upper() if table_type else None,

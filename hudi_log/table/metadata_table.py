@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Mapping
 
-from .properties import TableError, TableProperties, write_properties
+from .properties import TableError, TableProperties, check_writable, write_properties
 
 METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
 ENABLE = "hoodie.metadata.enable"
@@ -51,3 +51,11 @@ def guard_metadata_table(table_path, props: TableProperties, options: Mapping | 
                 "hoodie.properties before %s", root, ENABLE, root / ".hoodie" / "metadata",
                 ", ".join(partitions) or "none listed", " and ".join(METADATA_PARTITIONS_KEYS), action)
     return write_properties(root, p)
+
+
+def guard_change(table_path, props: TableProperties, options: Mapping | None, action: str) -> TableProperties:
+    """What every table service checks before it changes files: the table version is one hudi-log writes,
+    and no metadata table would be left stale (see :func:`guard_metadata_table`). The write checks the same,
+    with its options' agreement with the table in between."""
+    check_writable(props, action)
+    return guard_metadata_table(table_path, props, options, action)

@@ -41,11 +41,17 @@ def last_beat(table_path, instant: str) -> float | None:
         return None
 
 
-def is_expired(table_path, instant: str, config: ConcurrencyConfig, now: float | None = None) -> bool:
-    beat = last_beat(table_path, instant)
-    if beat is None:
+def _stale(path: Path, timeout: float, now: float | None = None) -> bool:
+    """Java's rule: older than the timeout, or missing (its last beat counts as 0)."""
+    try:
+        beat = path.stat().st_mtime
+    except FileNotFoundError:
         return True
-    return (time.time() if now is None else now) - beat > config.heartbeat_timeout_s
+    return (time.time() if now is None else now) - beat > timeout
+
+
+def is_expired(table_path, instant: str, config: ConcurrencyConfig, now: float | None = None) -> bool:
+    return _stale(heartbeat_path(table_path, instant), config.heartbeat_timeout_s, now)
 
 
 def heartbeat_age(table_path, instant: str) -> float | None:
@@ -73,6 +79,7 @@ class Heartbeat:
         self._thread: threading.Thread | None = None
         self._last = 0.0
         self._lost = False  # a beat came too late: others may have seen it expired
+        self._remote = False  # a copy pickled to another process: judged by the file's age
 
     def _create(self, exclusive: bool = False) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,9 +88,10 @@ class Heartbeat:
         os.close(os.open(self.path, flags, 0o644))
         self._last = time.monotonic()
 
-    def _beat(self) -> None:
-        # later beats only touch the file: one that is gone means the instant ended elsewhere (completed by
-        # the process this heartbeat was pickled to, or rolled back by another): never bring it back
+    def beat_now(self) -> None:
+        """Beat at once (before a commit: others then see a full timeout of life from here). Beats after the
+        first only touch the file: one that is gone means the instant ended elsewhere (completed by the
+        process this heartbeat was pickled to, or rolled back by another), so it is never brought back."""
         try:
             os.utime(self.path)
         except FileNotFoundError:
@@ -91,25 +99,24 @@ class Heartbeat:
             raise
         self._last = time.monotonic()
 
-    def beat_now(self) -> None:
-        """Beat at once (before a commit: others then see a full timeout of life from here)."""
-        self._beat()
-
     def start(self, exclusive: bool = False) -> "Heartbeat":
         """Beat now and from a thread. ``exclusive``: fail with FileExistsError when the heartbeat exists
         (another process took this instant time)."""
         self._create(exclusive)
-        self._thread = threading.Thread(target=self._run, name=f"hudi_log heartbeat {self.instant}", daemon=True)
+        self._thread = threading.Thread(target=self._beat_until, args=(self._stop, True),
+                                        name=f"hudi_log heartbeat {self.instant}", daemon=True)
         self._thread.start()
         return self
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            if time.monotonic() - self._last > self.timeout:
-                self._lost = True  # paused past the timeout: stay expired, never complete
+    def _beat_until(self, stop: threading.Event, own: bool) -> None:
+        """Beat every interval until ``stop``, or until the file is gone. ``own``: the process that began the
+        instant, whose beats a pause past the timeout ends for good (it stays expired, never completes)."""
+        while not stop.wait(self.interval):
+            if own and time.monotonic() - self._last > self.timeout:
+                self._lost = True
                 return
             try:
-                self._beat()
+                self.beat_now()
             except FileNotFoundError:
                 return
             except OSError:
@@ -117,9 +124,7 @@ class Heartbeat:
 
     def __getstate__(self):
         # pickled to another process (a Spark commit): the beating stays with the process that started it
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_stop", "_thread")}
-        state["_remote"] = True
-        return state
+        return {**{k: v for k, v in self.__dict__.items() if k not in ("_stop", "_thread")}, "_remote": True}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -131,11 +136,8 @@ class Heartbeat:
         file gone, or the last beat is older than the timeout."""
         if self._lost:
             return True
-        if getattr(self, "_remote", False):
-            try:
-                return time.time() - self.path.stat().st_mtime > self.timeout
-            except FileNotFoundError:
-                return True
+        if self._remote:
+            return _stale(self.path, self.timeout)
         return time.monotonic() - self._last > self.timeout
 
     @contextlib.contextmanager
@@ -143,19 +145,12 @@ class Heartbeat:
         """Beat from this process too while the block runs (a Spark task writing the instant's files, where
         the process that began the write may not live as long); a file that is gone stops it."""
         stop = threading.Event()
-
-        def run() -> None:
-            while True:
-                try:
-                    os.utime(self.path)
-                except FileNotFoundError:
-                    return
-                except OSError:
-                    pass
-                if stop.wait(self.interval):
-                    return
-
-        thread = threading.Thread(target=run, name=f"hudi_log task heartbeat {self.instant}", daemon=True)
+        try:
+            self.beat_now()
+        except OSError:
+            pass  # gone (the loop then ends at once) or a passing error: the loop beats again
+        thread = threading.Thread(target=self._beat_until, args=(stop, False),
+                                  name=f"hudi_log task heartbeat {self.instant}", daemon=True)
         thread.start()
         try:
             yield

@@ -102,13 +102,6 @@ def _same_class(a: Entry, b: Entry) -> bool:
     return a.kind is not None and a.kind == b.kind and a.ordering is not None and len(a.ordering) == 1
 
 
-def _greater(a: tuple | None, b: tuple | None) -> bool:
-    try:
-        return _cmp_tuple(a) > _cmp_tuple(b)
-    except TypeError:
-        return str(a) > str(b)
-
-
 def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int = 8) -> Entry:
     """The entry that survives when ``new`` (read later) meets ``old``, both from the log.
 
@@ -122,7 +115,7 @@ def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int =
         if new.is_delete:
             if old.is_delete or new.default_ordering:
                 return new
-            return old if _same_class(old, new) and _greater(old.ordering, new.ordering) else new
+            return old if _same_class(old, new) and not ordering_ge(new.ordering, old.ordering) else new
         if old.is_delete:
             return new
     if merge_mode != EVENT_TIME:

@@ -33,8 +33,7 @@ import fastavro
 from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..metadata_table import guard_metadata_table
-from ..properties import check_writable
+from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .rollback import rollback_failed_writes
@@ -262,14 +261,11 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
     config = concurrency_config(options)
-    check_writable(HudiTable(path).properties, "the clean")
-    guard_metadata_table(path, HudiTable(path).properties, options, "the clean")
+    guard_change(path, HudiTable(path).properties, options, "the clean")  # before the rollbacks change files
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_metadata_table(table.path, table.properties, options, "the clean") is not table.properties:
-            table = HudiTable(path)
         tw = TimelineWriter(table.path, table.properties)
         if _finish_pending(table, tw, config):
             table = HudiTable(path)

@@ -54,8 +54,7 @@ from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError
-from ..metadata_table import guard_metadata_table
-from ..properties import check_writable
+from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, write_base_file
@@ -215,9 +214,8 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
     if not table.properties.is_mor:
         raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
                                           f"{table.properties.get('hoodie.table.type')})")
-    check_writable(table.properties, "the compaction")
     with TableLock(table.path, config):
-        guard_metadata_table(table.path, table.properties, options, "the compaction")
+        guard_change(table.path, table.properties, options, "the compaction")
         table = HudiTable(path)
         blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
         if blocking:
@@ -318,8 +316,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        check_writable(table.properties, "the compaction")
-        if guard_metadata_table(table.path, table.properties, options, "the compaction") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the compaction") is not table.properties:
             table = HudiTable(path)
         pending = pending_compactions(table)
         if instant is None:

@@ -39,8 +39,7 @@ from ...log.storage import BackgroundSyncs, Storage
 from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_config
 from ..concurrency.heartbeat import delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..metadata_table import guard_metadata_table
-from ..properties import check_writable
+from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, delete_work_dir, read_markers
@@ -220,7 +219,7 @@ def rollbacks_of(timeline: Timeline, instant: str) -> list[Instant]:
     return found
 
 
-def _live_error(timeline: Timeline, table_path: Path, inst: Instant, what: str) -> ConcurrentWriterError:
+def live_writer_error(timeline: Timeline, table_path: Path, inst: Instant, what: str) -> ConcurrentWriterError:
     age = heartbeat_age(table_path, inst.requested_time)
     return ConcurrentWriterError(
         inst.path or timeline.folder,
@@ -228,8 +227,7 @@ def _live_error(timeline: Timeline, table_path: Path, inst: Instant, what: str) 
         f"{age:.1f} s old): {what}; wait for it to finish, or for its heartbeat to expire if it died")
 
 
-def rollback_failed_writes(path, config: ConcurrencyConfig | None = None, *,
-                           include_rollbacks: bool = True) -> list[Instant]:
+def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> list[Instant]:
     """Java's ``rollbackFailedWrites``: finish interrupted rollbacks whose process is gone, then roll back
     failed writes by ``config.failed_writes`` (see the module docstring); the rollbacks done."""
     config = config or concurrency_config(None)
@@ -240,37 +238,35 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None, *,
         return done
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)  # read under the lock: what another process did is seen
-        if include_rollbacks:
-            tw = TimelineWriter(table_path, props)
-            for inst in timeline.pending():
-                if inst.action != ROLLBACK or not is_expired(table_path, inst.requested_time, config):
-                    continue
-                req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
-                plan = _read_plan(req) if req.exists() else {}
-                if not plan.get("instantToRollback"):
-                    tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
-                    continue
-                try:
-                    done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
-                except TimelineWriteError:
-                    # without a lock: its own process completed it since we looked (and dropped its heartbeat)
-                    if not (Timeline(table_path, props).instant(inst.requested_time) or inst).is_completed:
-                        raise
-                    continue
-                delete_heartbeat(table_path, inst.requested_time)
-            timeline = Timeline(table_path, props)
+        tw = TimelineWriter(table_path, props)
+        for inst in timeline.pending():
+            if inst.action != ROLLBACK or not is_expired(table_path, inst.requested_time, config):
+                continue
+            req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
+            plan = _read_plan(req) if req.exists() else {}
+            if not plan.get("instantToRollback"):
+                tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
+                continue
+            try:
+                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+            except TimelineWriteError:
+                # without a lock: its own process completed it since we looked (and dropped its heartbeat)
+                if Timeline(table_path, props).is_pending(inst.requested_time):
+                    raise
+                continue
+            delete_heartbeat(table_path, inst.requested_time)
+        timeline = Timeline(table_path, props)
         for inst in failed_write_candidates(timeline):
             if not is_expired(table_path, inst.requested_time, config):
                 if config.failed_writes == EAGER:
-                    raise _live_error(timeline, table_path, inst, "a single writer (failed writes policy EAGER) "
-                                      "does not start beside it; concurrent writers need "
-                                      "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL")
+                    raise live_writer_error(timeline, table_path, inst, "a single writer (failed writes policy "
+                                            "EAGER) does not start beside it; concurrent writers need "
+                                            "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL")
                 continue  # LAZY: a concurrent writer, not a failed one
             try:
                 done.append(rollback(table_path, inst.requested_time, config=config, force=True))
             except RollbackError:
-                if Timeline(table_path, props).instant(inst.requested_time) is None or \
-                        Timeline(table_path, props).instant(inst.requested_time).is_completed:
+                if not Timeline(table_path, props).is_pending(inst.requested_time):
                     continue  # it completed (or was rolled back) meanwhile: not ours to undo
                 raise
     return done
@@ -283,9 +279,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     started = time.time()
     config = config or concurrency_config(options)
     table_path = Path(path)
-    props = read_properties(table_path)
-    check_writable(props, "the rollback")
-    props = guard_metadata_table(table_path, props, options, "the rollback")
+    props = guard_change(table_path, read_properties(table_path), options, "the rollback")
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = timeline.instant(str(instant))
@@ -299,7 +293,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
             raise RollbackError(target.path or timeline.folder,
                                 f"instant {instant} is a pending {target.action}, not a write")
         if not force and not is_expired(table_path, target.requested_time, config):
-            raise _live_error(timeline, table_path, target, "it is not rolled back")
+            raise live_writer_error(timeline, table_path, target, "it is not rolled back")
         tw = TimelineWriter(table_path, props)
         rb_instant, beat = reserve_instant(table_path, tw, config)
         try:

@@ -160,6 +160,11 @@ class Timeline:
                 return i
         return None
 
+    def is_pending(self, requested_time: str) -> bool:
+        """The instant is on the timeline and not completed (not gone, not finished by anyone)."""
+        inst = self.instant(requested_time)
+        return inst is not None and not inst.is_completed
+
     # --- metadata -----------------------------------------------------------------------------
     def commit_metadata(self, instant: Instant) -> dict:
         """Parsed metadata of a completed instant (JSON in layout 1, Avro in layout 2)."""

@@ -74,12 +74,14 @@ from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
-from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
+from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..errors import ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError
+from ..errors import InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
-from ..services.rollback import failed_write_candidates, rollback, rollback_failed_writes, rollbacks_of
+from ..services.rollback import (
+    failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
+)
 from ..timeline.commit_metadata import WriteResult, write_stats
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
@@ -147,8 +149,8 @@ class WriteTransaction:
             folder = Path(index.path).parent
             ctx = self.context
             if folder.exists() and not any(folder.iterdir()):
-                inst = Timeline(Path(ctx.table_path), ctx.properties).instant(ctx.instant)
-                if inst is None or inst.is_completed:  # committed or rolled back: the folder was only ours
+                # committed or rolled back: the folder was only ours
+                if not Timeline(Path(ctx.table_path), ctx.properties).is_pending(ctx.instant):
                     folder.rmdir()
 
     def _join_index_build(self) -> None:
@@ -244,8 +246,7 @@ class WriteTransaction:
         try:
             return rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
         except RollbackError:
-            inst = Timeline(Path(self.context.table_path), self.context.properties).instant(self.context.instant)
-            if inst is None or inst.is_completed:
+            if not Timeline(Path(self.context.table_path), self.context.properties).is_pending(self.context.instant):
                 return None  # another process rolled it back already
             raise
         finally:
@@ -367,12 +368,9 @@ def _refuse_beside_live_writers(timeline: Timeline, table_path: Path, instant: s
     write at once unnoticed."""
     for other in failed_write_candidates(timeline):
         if other.requested_time != instant and not is_expired(table_path, other.requested_time, config):
-            age = heartbeat_age(table_path, other.requested_time)
-            raise ConcurrentWriterError(
-                other.path or table_path,
-                f"{other.action} {other.requested_time} started beside this write and its writer is alive "
-                f"(heartbeat {age:.1f} s old): a single writer stops; concurrent writers need "
-                "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL with a lock provider")
+            raise live_writer_error(timeline, table_path, other, "it started beside this write, and a single writer "
+                                    "stops; concurrent writers need hoodie.write.concurrency.mode="
+                                    "OPTIMISTIC_CONCURRENCY_CONTROL with a lock provider")
 
 
 def _build_index_file(table_path, props, timeline, groups, target: DeferredIndex) -> None:
