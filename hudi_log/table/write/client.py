@@ -70,6 +70,7 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
@@ -85,6 +86,7 @@ from ..services.rollback import (
 from ..timeline.commit_metadata import WriteResult, write_stats
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
+from ..view.base_file import bloom_options
 from .context import (
     DEFAULT_MAX_FILE_SIZE, DEFAULT_RECORD_SIZE_ESTIMATE, WriteContext, action_for, normalise_options, resolve_operation,
 )
@@ -259,6 +261,14 @@ def _arrow_schema_of(data) -> pa.Schema | None:
     return None
 
 
+def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
+    """Bloom filter options Java refuses are refused before the write starts (the tasks use them)."""
+    try:
+        bloom_options(props, opts)
+    except BloomFilterError as e:
+        raise WriteError(table_path, str(e)) from None
+
+
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
                 schema: pa.Schema | Mapping | None = None, defer_index: bool = False) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
@@ -274,6 +284,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
+    _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
     if schema is not None:
@@ -290,6 +301,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         create_table(table_path, opts, schema=avro_in)
     props = read_properties(table_path)
     check_table_matches(props, opts)
+    _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)

@@ -16,6 +16,8 @@ from typing import Mapping
 from .create import (
     option,
 )
+from ...format.content.bloom import BloomOptions
+from ..view.base_file import bloom_options
 from .index import DeferredIndex, FileGroupInfo, KeyIndex
 from .keygen import KeyGenerator
 from ..properties import TableProperties
@@ -44,6 +46,11 @@ class WriteContext:
     @property
     def properties(self) -> TableProperties:
         return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
+
+    @property
+    def bloom(self) -> BloomOptions:
+        """The bloom filter every base file of this write carries (checked when the write began)."""
+        return bloom_options(self.props, self.options)
 
     @property
     def keygen(self) -> KeyGenerator:
