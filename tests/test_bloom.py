@@ -253,3 +253,13 @@ def test_large_file_filter_holds_every_key():
     assert len(f.bits) == 2 and f.current == 90_000  # a second row from key 60,000 on; reached max at 120,000
     assert f.might_contain(keys).all()
     assert np.count_nonzero(f.might_contain(pa.array([f"x{i}" for i in range(20_000)]))) <= 2
+
+
+def test_a_small_commits_footers_do_not_shrink_later_files(tmp_path):
+    """A 3-row commit's bytes are mostly its files' bloom filters (~430 KB each): Hudi's record size
+    estimate skips commits under hoodie.parquet.small.file.limit, so the next insert is not cut into
+    files of a few hundred records."""
+    o = _options(6, "COPY_ON_WRITE")
+    write_table(tmp_path / "t", _rows(range(3), 1), "insert", o)
+    r = write_table(tmp_path / "t", _rows(range(1000, 6000), 2), "insert", o)
+    assert len(r.write_stats) == 2  # one file per partition (120 MiB / 1 KiB records)

@@ -27,6 +27,7 @@ from ..errors import WriteError
 OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite")
 DEFAULT_MAX_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size
 DEFAULT_RECORD_SIZE_ESTIMATE = 1024  # hoodie.copyonwrite.record.size.estimate
+DEFAULT_SMALL_FILE_LIMIT = 100 * 1024 * 1024  # hoodie.parquet.small.file.limit
 
 
 @dataclass
