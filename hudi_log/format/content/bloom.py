@@ -21,15 +21,15 @@ duplicate insert. What is mirrored, by class:
   ``hoodie.bloom.index.filter.type``): the vector header above, then int ``nr`` (= num_entries, keys per
   row), int ``currentNbRecord``, int row count, and each row as a full vector. A new row starts every
   ``nr`` keys while ``rows * nr < hoodie.bloom.index.filter.dynamic.max.entries`` (100000); past that,
-  keys go round-robin over the rows (the first one twice, as Java's counter is only advanced from the
-  second on). A key is a member when any row holds it;
+  keys go round-robin over the rows, starting with two keys for row 0 (Java's cursor only moves from the
+  second key on). A key is a member when any row holds it;
 * the footer value, ``serializeToString``: those bytes in standard Base64 (padded, no line breaks; the
   ASCII string as UTF-8), and ``HoodieBloomFilterWriteSupport.finalizeMetadata``: the filter,
   ``hoodie_bloom_filter_type_code`` only for the DYNAMIC types, and the min / max keys in Java's
   ``String.compareTo`` order (UTF-16 code units) when the file has keys.
 
-Hashing is vectorised with numpy (keys sorted by length so each 4-byte block is one array operation on a
-prefix, and the seed-independent block mixing done once for all hash rounds).
+Hashing is vectorised with numpy: keys sorted by length so each 4-byte block is one array operation on a
+prefix, the seed-independent block mixing done once for all hash rounds, keys in cache-sized chunks.
 """
 
 from __future__ import annotations
