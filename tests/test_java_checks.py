@@ -9,9 +9,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,33 +26,9 @@ SOURCE = Path(__file__).parent / "java" / "HudiLogJavaCheck.java"
 
 
 @pytest.fixture(scope="session")
-def java_check(tmp_path_factory):
+def java_check(java_program):
     """A function running the Java checks of a manifest: one JSON result per line."""
-    if not (shutil.which("javac") and shutil.which("java")):
-        pytest.skip("javac/java not on PATH: the Java-backed checks need a JDK (Java 17+)")
-    try:
-        import pyspark
-    except ImportError:
-        pytest.skip("pyspark is not installed: its jars/ folder holds the Avro, Parquet and Hadoop jars")
-    jars = Path(pyspark.__file__).parent / "jars"
-    needed = ["avro-", "parquet-hadoop-", "parquet-column-", "hadoop-client-api-"]
-    if not all(any(j.name.startswith(n) for j in jars.glob("*.jar")) for n in needed):
-        pytest.skip(f"{jars} lacks one of {needed}")
-    cp = os.pathsep.join(str(j) for j in sorted(jars.glob("*.jar")))
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run(["javac", "-nowarn", "-cp", cp, "-d", str(out), str(SOURCE)], check=True, capture_output=True)
-
-    def run(lines: list[list[str]]) -> list[dict]:
-        manifest = out / "manifest.tsv"
-        manifest.write_text("\n".join("\t".join(map(str, line)) for line in lines) + "\n")
-        res = subprocess.run(["java", "-cp", cp + os.pathsep + str(out), "HudiLogJavaCheck", str(manifest)],
-                             capture_output=True, text=True, timeout=300)
-        assert res.returncode == 0, res.stderr[-3000:]
-        results = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
-        assert len(results) == len(lines), res.stdout[-3000:]
-        return results
-
-    return run
+    return java_program(SOURCE)
 
 
 def typed_rows(ids, tag: str, ts: int) -> pa.Table:
