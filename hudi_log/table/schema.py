@@ -2,12 +2,24 @@
 
 * The current schema is ``extraMetadata.schema`` of the latest completed write instant (as Hudi's
   ``TableSchemaResolver`` finds it), else ``hoodie.table.create.schema``.
-* A batch's schema (Arrow) maps to Avro as Hudi's Spark writer does: record ``{table}_record`` in
-  namespace ``hoodie.{table}``, every field ``["null", T]`` with default null.
-* Compatible evolution (Avro reader/writer rules Hudi checks): a new column is appended (nullable);
-  a column may be promoted ``int → long → float → double`` and ``float → double``; a column the batch
-  lacks is an error (Hudi: "missing columns"), unless ``hoodie.write.set.null.for.missing.columns`` is
-  true, when it is kept and written null. Anything else is :class:`SchemaEvolutionError`.
+* A batch's schema (Arrow) maps to Avro as Hudi's Spark writer does
+  (:func:`~hudi_log.format.content.avro_arrow.arrow_to_avro_schema`: record ``{table}_record`` in
+  namespace ``hoodie.{table}``, nullable fields ``["null", T]`` with default null, decimals as ``fixed``).
+* Compatible evolution, as Hudi's out-of-the-box schema evolution allows it on write (HUDI-6872;
+  ``HoodieSchemaUtils.deduceWriterSchema``, ``AvroSchemaEvolutionUtils.reconcileSchemaRequirements``,
+  ``AvroSchemaUtils.checkValidEvolution``):
+
+  * a new column is appended;
+  * a column is promoted when the batch widens it: ``int → long, float, double, string``,
+    ``long → float, double, string``, ``float → double, string``, ``double → string``;
+  * a batch narrower than the table (``long`` into an ``int``... column, any of those into ``string``,
+    ``string`` and ``bytes`` either way) keeps the table's type, and its values are cast on write;
+  * a column is nullable when the table or the batch has it nullable;
+  * a column the batch lacks is an error (Hudi: "missing columns"), unless
+    ``hoodie.write.set.null.for.missing.columns`` is true, when it is kept and written null.
+
+  Anything else (a retyped nested field among them) is :class:`SchemaEvolutionError`. The table's own
+  spelling of an unchanged column stays (e.g. a decimal as ``bytes`` that an older hudi-log wrote).
 """
 
 from __future__ import annotations
@@ -15,27 +27,36 @@ from __future__ import annotations
 import json
 from typing import Mapping
 
-from ..format.content.avro_arrow import arrow_to_avro_schema
+import pyarrow as pa
+
+from ..format.content.avro_arrow import arrow_to_avro_schema, fix_null_ordering
 from ..format.content.meta_fields import META_FIELDS, strip_meta_fields
 from ..log.append_handle import avro_to_arrow_schema
 from .properties import TableProperties
 from .timeline.timeline import Timeline
 from .errors import SchemaEvolutionError
 
-_PROMOTIONS = {("int", "long"), ("int", "float"), ("int", "double"), ("long", "float"), ("long", "double"),
-               ("float", "double")}
+#: (table type, batch type) pairs where the batch's type becomes the column's (a widening)
+PROMOTIONS = frozenset({("int", "long"), ("int", "float"), ("int", "double"), ("int", "string"),
+                        ("long", "float"), ("long", "double"), ("long", "string"),
+                        ("float", "double"), ("float", "string"), ("double", "string")})
+#: (table type, batch type) pairs where the table's type stays and the batch's values are cast to it
+_NARROWER = frozenset({(a, b) for b, a in PROMOTIONS} | {("string", "bytes"), ("bytes", "string")})
 
 
 def current_schema(props: TableProperties, timeline: Timeline) -> dict | None:
+    """The table's latest schema without meta fields, null first in its unions (Java's
+    ``deduceWriterSchema`` fixes the null ordering of the table's schema before it evolves it; Spark SQL's
+    ``hoodie.table.create.schema`` puts null last)."""
     for inst in reversed(timeline.completed_commits()):
         try:
             s = (timeline.commit_metadata(inst).get("extraMetadata") or {}).get("schema")
         except Exception:  # noqa: BLE001 - an unreadable commit file: look further back
             continue
         if s:
-            return strip_meta_fields(json.loads(s))
+            return fix_null_ordering(strip_meta_fields(json.loads(s)))
     s = props.get("hoodie.table.create.schema")
-    return strip_meta_fields(json.loads(s)) if s else None
+    return fix_null_ordering(strip_meta_fields(json.loads(s))) if s else None
 
 
 def batch_schema(arrow_schema, table_name: str) -> dict:
@@ -47,6 +68,20 @@ def _non_null(t):
         rest = [b for b in t if b != "null"]
         return rest[0] if len(rest) == 1 else rest
     return t
+
+
+def _nullable(t) -> bool:
+    return isinstance(t, list) and "null" in t
+
+
+def _with_nullability(field: Mapping, nullable: bool) -> dict:
+    """``field`` as a nullable (``["null", T]``, default null) or unchanged field."""
+    if not nullable or _nullable(field["type"]):
+        return dict(field)
+    out = {k: v for k, v in field.items() if k != "default"}
+    out["type"] = ["null", field["type"]]
+    out["default"] = None
+    return out
 
 
 def _canon(t) -> str:
@@ -81,12 +116,13 @@ def evolve(table_path, old: Mapping | None, new: Mapping, *, allow_missing: bool
             out.append(f)
             continue
         a, b = _non_null(f["type"]), _non_null(nf["type"])
+        nullable = _nullable(f["type"]) or _nullable(nf["type"])
         if _same_type(a, b):
-            out.append(f)  # the table's spelling stays
-        elif isinstance(a, str) and isinstance(b, str) and (a, b) in _PROMOTIONS:
-            out.append(nf)
-        elif isinstance(a, str) and isinstance(b, str) and (b, a) in _PROMOTIONS:
-            out.append(f)  # a narrower incoming type is widened to the table's on write
+            out.append(_with_nullability(f, nullable))  # the table's spelling stays
+        elif isinstance(a, str) and isinstance(b, str) and (a, b) in PROMOTIONS:
+            out.append(_with_nullability(nf, nullable))
+        elif isinstance(a, str) and isinstance(b, str) and (a, b) in _NARROWER:
+            out.append(_with_nullability(f, nullable))  # the batch's values are cast to the table's type
         else:
             raise SchemaEvolutionError(table_path, f"column {f['name']!r} changes type from {_canon(a)} to "
                                        f"{_canon(b)}, which is not a compatible evolution")
@@ -94,3 +130,35 @@ def evolve(table_path, old: Mapping | None, new: Mapping, *, allow_missing: bool
     result = {k: v for k, v in old.items() if k != "fields"}
     result["fields"] = out
     return result
+
+
+_AVRO_NAME = {pa.int8(): "int", pa.int16(): "int", pa.int32(): "int", pa.int64(): "long", pa.float32(): "float",
+              pa.float64(): "double", pa.string(): "string", pa.large_string(): "string", pa.binary(): "bytes",
+              pa.large_binary(): "bytes"}
+
+
+def read_type(file_type: pa.DataType, table_type: pa.DataType) -> pa.DataType:
+    """The type a column of ``file_type`` (a base file's, a log block's) is read as when the table's latest
+    schema has ``table_type``: Hudi reads every file with the latest table schema, so a column a later write
+    promoted (``int`` then ``long``...; :data:`PROMOTIONS`) reads as the promoted type, also inside lists,
+    maps and structs, and a list or map takes the table's element nullability. Anything else keeps the
+    file's type."""
+    if file_type == table_type:
+        return file_type
+    t = pa.types
+    if (_AVRO_NAME.get(file_type), _AVRO_NAME.get(table_type)) in PROMOTIONS:
+        return table_type
+    if t.is_list(file_type) and t.is_list(table_type):
+        fv, tv = file_type.value_field, table_type.value_field
+        return pa.list_(pa.field(tv.name, read_type(fv.type, tv.type), nullable=fv.nullable or tv.nullable))
+    if t.is_map(file_type) and t.is_map(table_type) and file_type.key_type == table_type.key_type:
+        fv, tv = file_type.item_field, table_type.item_field
+        vt, nullable = read_type(fv.type, tv.type), fv.nullable or tv.nullable
+        if vt == fv.type and nullable == fv.nullable:
+            return file_type  # the file's own map layout (entry names) stays
+        return pa.map_(file_type.key_type, pa.field(tv.name, vt, nullable=nullable))
+    if t.is_struct(file_type) and t.is_struct(table_type) and \
+            [f.name for f in file_type] == [f.name for f in table_type]:
+        return pa.struct([pa.field(f.name, read_type(f.type, g.type), nullable=f.nullable or g.nullable)
+                          for f, g in zip(file_type, table_type)])
+    return file_type

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -56,9 +57,10 @@ import pyarrow.parquet as pq
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
-from ..view.base_file import conform
+from ..view.base_file import cast_column, conform
 from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
+from ..schema import read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from ..timeline.timeline import Timeline
 
@@ -219,15 +221,19 @@ class HudiTable:
             target = sch if target is None else pa.schema(
                 list(target) + [f for f in sch if f.name not in target.names])
         fields = list(target) if target is not None else [pa.field(n, pa.string()) for n in META_COLUMNS]
-        if merge_logs or target is None:
-            avro = self._commit_schema(bound)
-            if avro is not None:
-                try:
-                    extra = avro_to_arrow_schema(avro)
-                except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
-                    extra = pa.schema([])
+        avro = self._commit_schema(bound)
+        if avro is not None:
+            try:
+                latest = avro_to_arrow_schema(avro)
+            except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
+                latest = pa.schema([])
+            by_name = {f.name: f for f in latest}
+            # every file reads with the latest schema (Hudi's readers): promoted columns take its type
+            fields = [f.with_type(read_type(f.type, by_name[f.name].type)) if f.name in by_name else f
+                      for f in fields]
+            if merge_logs or target is None:
                 names = {f.name for f in fields}
-                fields += [f for f in extra if f.name not in names]
+                fields += [f for f in latest if f.name not in names]
         return _meta_first_schema(pa.schema([f.with_nullable(True) for f in fields]))
 
     def _pruned(self, partition: str, ctx: ReadContext) -> bool:
@@ -326,9 +332,46 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     if vectorized:
         table = _merge_vectorized(ctx, task, base, schema)
     if table is None:
-        rows = _slice_rows(ctx, task, base)
-        table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+        table = _rows_table(ctx, _slice_rows(ctx, task, base), schema)
     return _finish(ctx, table)
+
+
+def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """The merged records as a table of ``schema``. Records decoded with an older writer schema hold the
+    older type of a promoted column (an int where the table now says string): they are cast as the
+    vectorized path casts them (:func:`~hudi_log.table.view.base_file.cast_column`)."""
+    try:
+        return pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    cols = []
+    for f in schema:
+        vals = [r.get(f.name) for r in rows]
+        try:
+            cols.append(pa.array(vals, f.type))
+            continue
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+        by_kind: dict[type, list[int]] = {}
+        for i, v in enumerate(vals):
+            if v is not None:
+                by_kind.setdefault(type(v), []).append(i)
+        out = [None] * len(vals)
+        for kind, idx in by_kind.items():
+            group = pa.array([vals[i] for i in idx])
+            if kind is float and all(float(np.float32(vals[i])) == vals[i] for i in idx):
+                # decoded Avro floats and doubles are both Python floats: values a float holds exactly
+                # are taken as floats (Java prints a float's shortest digits)
+                group = group.cast(pa.float32())
+            try:
+                cast = cast_column(group, f.type).to_pylist()
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+                raise QueryError(ctx.table_path, f"column {f.name!r}: values of type {type(vals[idx[0]]).__name__} "
+                                 f"cannot be read as {f.type} ({e})") from e
+            for i, v in zip(idx, cast):
+                out[i] = v
+        cols.append(pa.array(out, f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | None, schema: pa.Schema) -> pa.Table | None:

@@ -32,6 +32,46 @@ def arrow_schema_for(table_schema: dict) -> pa.Schema:
     return avro_to_arrow_schema(writer_schema(table_schema))
 
 
+def java_number_string(x: float, single: bool = False) -> str:
+    """``x`` as Java's ``Double.toString`` (``Float.toString`` when ``single``) prints it: what Hudi's
+    ``HoodieAvroUtils.rewriteRecordWithNewSchema`` stores when a number column is promoted to string
+    (``String.valueOf``). Shortest round-trip digits; plain between 10^-3 and 10^7, else ``d.dddE±n``."""
+    import decimal
+    import math
+
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if single:
+        import numpy as np
+
+        text = np.format_float_scientific(np.float32(x), unique=True)
+    else:
+        text = repr(float(x))
+    sign, digits, exp = decimal.Decimal(text).as_tuple()
+    ds = "".join(map(str, digits)).rstrip("0") or "0"
+    point = len(digits) + exp  # the decimal point sits after this many digits
+    head = "-" if sign else ""
+    if 1e-3 <= abs(x) < 1e7:
+        if point <= 0:
+            return f"{head}0.{'0' * -point}{ds}"
+        whole, frac = ds[:point].ljust(point, "0"), ds[point:]
+        return f"{head}{whole}.{frac or '0'}"
+    return f"{head}{ds[0]}.{ds[1:] or '0'}E{point - 1}"
+
+
+def cast_column(col, to: pa.DataType):
+    """``col`` cast to ``to`` as Hudi casts a promoted column: floating point to string as Java prints it
+    (:func:`java_number_string`), everything else by Arrow's cast."""
+    if pa.types.is_floating(col.type) and (pa.types.is_string(to) or pa.types.is_large_string(to)):
+        single = pa.types.is_float32(col.type) or pa.types.is_float16(col.type)
+        return pa.array([None if v is None else java_number_string(v, single) for v in col.to_pylist()], to)
+    return col.cast(to)
+
+
 def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table:
     """``table`` with exactly ``schema``'s columns (missing ones null), cast to its types. With
     ``strict=False`` a column Arrow cannot cast is kept as it is instead of raising."""
@@ -41,7 +81,7 @@ def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table
             col = table.column(f.name)
             if col.type != f.type:
                 try:
-                    col = col.cast(f.type)
+                    col = cast_column(col, f.type)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     if strict:
                         raise
