@@ -1,4 +1,9 @@
-"""Avro schemas as Arrow types: the mapping the table reader and the columnar block decoder share.
+"""Avro schemas as Arrow types and back: the mapping the table reader and the columnar block decoder share,
+and the Avro schema Hudi's Spark writer derives for a batch (:func:`arrow_to_avro_schema`, Spark's
+``SchemaConverters`` then Hudi's ``fixNullOrdering``; the spellings Java writes, checked against every corpus
+table).
+
+Avro to Arrow:
 
 * a union of null and one branch → that branch, nullable; other unions have no Arrow equivalent here
   (:class:`UnsupportedAvroType`; callers fall back to the record path);

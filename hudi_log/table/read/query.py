@@ -29,7 +29,10 @@ Parquet schema (its footer), then the columns only older base files have (their 
 the latest table schema, and the v9 epochmillis table changes a partition column's type between files),
 then the fields of the latest completed commit's Avro schema (``extraMetadata.schema``, or
 ``hoodie.table.create.schema``) that no base file has (log-only columns, schema evolution), all nullable,
-``_hoodie_*`` meta columns first. Rows from older files are null-filled for columns they lack.
+``_hoodie_*`` meta columns first. A column that schema promoted (``int`` to ``long``, a number to
+``string``...: :func:`~hudi_log.table.schema.read_type`) takes its promoted type, so base files and log
+blocks of the older type read as the newer, on the Arrow and record paths alike. Rows from older files
+are null-filled for columns they lack.
 
 ``columns`` projects after the merge; ``filters`` is a list of ``(column, op, value)`` with op in
 ``= == != < <= > >= in not in`` applied after the merge (per slice: filters are row-wise). Filters on
