@@ -18,8 +18,9 @@
   * a column the batch lacks is an error (Hudi: "missing columns"), unless
     ``hoodie.write.set.null.for.missing.columns`` is true, when it is kept and written null.
 
-  Anything else (a retyped nested field among them) is :class:`SchemaEvolutionError`. The table's own
-  spelling of an unchanged column stays (e.g. a decimal as ``bytes`` that an older hudi-log wrote).
+  The same rules hold inside structs (a new nested field goes at the end of its struct), list elements
+  and map values. Anything else is :class:`SchemaEvolutionError`, naming the (nested) column. The table's
+  own spelling of an unchanged column stays (e.g. a decimal as ``bytes`` that an older hudi-log wrote).
 """
 
 from __future__ import annotations
@@ -74,16 +75,6 @@ def _nullable(t) -> bool:
     return isinstance(t, list) and "null" in t
 
 
-def _with_nullability(field: Mapping, nullable: bool) -> dict:
-    """``field`` as a nullable (``["null", T]``, default null) or unchanged field."""
-    if not nullable or _nullable(field["type"]):
-        return dict(field)
-    out = {k: v for k, v in field.items() if k != "default"}
-    out["type"] = ["null", field["type"]]
-    out["default"] = None
-    return out
-
-
 def _canon(t) -> str:
     return json.dumps(_non_null(t), sort_keys=True)
 
@@ -105,32 +96,58 @@ def evolve(table_path, old: Mapping | None, new: Mapping, *, allow_missing: bool
     """The schema to write with: ``old`` evolved by the batch schema ``new``."""
     if old is None:
         return dict(new)
+    return _evolve_record(table_path, old, new, allow_missing, "")
+
+
+def _evolve_record(table_path, old: Mapping, new: Mapping, allow_missing: bool, prefix: str) -> dict:
+    """``old``'s fields evolved by ``new``'s, in ``old``'s order, then ``new``'s added fields (also inside
+    nested records: Hudi appends new nested fields at the end of their struct)."""
     new_fields = {f["name"]: f for f in new["fields"] if f["name"] not in META_FIELDS}
     out = []
     for f in old["fields"]:
+        name = prefix + f["name"]
         nf = new_fields.pop(f["name"], None)
         if nf is None:
             if not allow_missing:
-                raise SchemaEvolutionError(table_path, f"the batch lacks column {f['name']!r} of the table schema "
+                raise SchemaEvolutionError(table_path, f"the batch lacks column {name!r} of the table schema "
                                            "(set hoodie.write.set.null.for.missing.columns=true to write it null)")
             out.append(f)
             continue
-        a, b = _non_null(f["type"]), _non_null(nf["type"])
         nullable = _nullable(f["type"]) or _nullable(nf["type"])
-        if _same_type(a, b):
-            out.append(_with_nullability(f, nullable))  # the table's spelling stays
-        elif isinstance(a, str) and isinstance(b, str) and (a, b) in PROMOTIONS:
-            out.append(_with_nullability(nf, nullable))
-        elif isinstance(a, str) and isinstance(b, str) and (a, b) in _NARROWER:
-            out.append(_with_nullability(f, nullable))  # the batch's values are cast to the table's type
-        else:
-            raise SchemaEvolutionError(table_path, f"column {f['name']!r} changes type from {_canon(a)} to "
-                                       f"{_canon(b)}, which is not a compatible evolution")
+        t = _evolve_type(table_path, name, _non_null(f["type"]), _non_null(nf["type"]), allow_missing)
+        g = {"name": f["name"], "type": ["null", t] if nullable else t}
+        if "doc" in f:
+            g["doc"] = f["doc"]
+        if nullable:
+            g["default"] = None
+        elif "default" in f:
+            g["default"] = f["default"]
+        out.append(g)
     out.extend(new_fields.values())  # added columns, nullable with default null
     result = {k: v for k, v in old.items() if k != "fields"}
     result["fields"] = out
     return result
 
+
+def _evolve_type(table_path, name: str, a, b, allow_missing: bool):
+    """The column's type when the table has ``a`` and the batch ``b`` (both without their null branch)."""
+    if _same_type(a, b):
+        return a  # the table's spelling stays
+    if isinstance(a, str) and isinstance(b, str):
+        if (a, b) in PROMOTIONS:
+            return b
+        if (a, b) in _NARROWER:
+            return a  # the batch's values are cast to the table's type
+    elif isinstance(a, Mapping) and isinstance(b, Mapping) and a.get("type") == b.get("type"):
+        kind = a["type"]
+        if kind == "record":
+            return _evolve_record(table_path, a, b, allow_missing, name + ".")
+        if kind in ("array", "map"):
+            key, part = ("items", "element") if kind == "array" else ("values", "value")
+            inner = _evolve_type(table_path, f"{name}.{part}", _non_null(a[key]), _non_null(b[key]), allow_missing)
+            return {"type": kind, key: ["null", inner] if _nullable(a[key]) or _nullable(b[key]) else inner}
+    raise SchemaEvolutionError(table_path, f"column {name!r} changes type from {_canon(a)} to {_canon(b)}, "
+                               "which is not a compatible evolution")
 
 _AVRO_NAME = {pa.int8(): "int", pa.int16(): "int", pa.int32(): "int", pa.int64(): "long", pa.float32(): "float",
               pa.float64(): "double", pa.string(): "string", pa.large_string(): "string", pa.binary(): "bytes",
@@ -141,8 +158,8 @@ def read_type(file_type: pa.DataType, table_type: pa.DataType) -> pa.DataType:
     """The type a column of ``file_type`` (a base file's, a log block's) is read as when the table's latest
     schema has ``table_type``: Hudi reads every file with the latest table schema, so a column a later write
     promoted (``int`` then ``long``...; :data:`PROMOTIONS`) reads as the promoted type, also inside lists,
-    maps and structs, and a list or map takes the table's element nullability. Anything else keeps the
-    file's type."""
+    maps and structs, a struct has the fields a later write added to it, and a list or map takes the
+    table's element nullability. Anything else keeps the file's type."""
     if file_type == table_type:
         return file_type
     t = pa.types
@@ -157,8 +174,11 @@ def read_type(file_type: pa.DataType, table_type: pa.DataType) -> pa.DataType:
         if vt == fv.type and nullable == fv.nullable:
             return file_type  # the file's own map layout (entry names) stays
         return pa.map_(file_type.key_type, pa.field(tv.name, vt, nullable=nullable))
-    if t.is_struct(file_type) and t.is_struct(table_type) and \
-            [f.name for f in file_type] == [f.name for f in table_type]:
-        return pa.struct([pa.field(f.name, read_type(f.type, g.type), nullable=f.nullable or g.nullable)
-                          for f, g in zip(file_type, table_type)])
+    if t.is_struct(file_type) and t.is_struct(table_type):
+        # the table's fields in its order (a field the file lacks reads null), then any only the file has
+        have = {f.name: f for f in file_type}
+        fields = [pa.field(g.name, read_type(have[g.name].type, g.type), nullable=have[g.name].nullable or g.nullable)
+                  if g.name in have else g.with_nullable(True) for g in table_type]
+        names = {g.name for g in table_type}
+        return pa.struct(fields + [f for f in file_type if f.name not in names])
     return file_type

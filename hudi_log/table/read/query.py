@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -60,7 +59,7 @@ import pyarrow.parquet as pq
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
-from ..view.base_file import cast_column, conform
+from ..view.base_file import coerce_value, conform
 from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
 from ..schema import read_type
@@ -341,8 +340,8 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
 
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
     """The merged records as a table of ``schema``. Records decoded with an older writer schema hold the
-    older type of a promoted column (an int where the table now says string): they are cast as the
-    vectorized path casts them (:func:`~hudi_log.table.view.base_file.cast_column`)."""
+    older type of a promoted column (an int where the table now says string): they are converted as the
+    vectorized path casts them (:func:`~hudi_log.table.view.base_file.coerce_value`)."""
     try:
         return pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -352,28 +351,12 @@ def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Tab
         vals = [r.get(f.name) for r in rows]
         try:
             cols.append(pa.array(vals, f.type))
-            continue
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass
-        by_kind: dict[type, list[int]] = {}
-        for i, v in enumerate(vals):
-            if v is not None:
-                by_kind.setdefault(type(v), []).append(i)
-        out = [None] * len(vals)
-        for kind, idx in by_kind.items():
-            group = pa.array([vals[i] for i in idx])
-            if kind is float and all(float(np.float32(vals[i])) == vals[i] for i in idx):
-                # decoded Avro floats and doubles are both Python floats: values a float holds exactly
-                # are taken as floats (Java prints a float's shortest digits)
-                group = group.cast(pa.float32())
             try:
-                cast = cast_column(group, f.type).to_pylist()
-            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
-                raise QueryError(ctx.table_path, f"column {f.name!r}: values of type {type(vals[idx[0]]).__name__} "
-                                 f"cannot be read as {f.type} ({e})") from e
-            for i, v in zip(idx, cast):
-                out[i] = v
-        cols.append(pa.array(out, f.type))
+                cols.append(pa.array([coerce_value(v, f.type) for v in vals], f.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+                raise QueryError(ctx.table_path, f"column {f.name!r} holds values that cannot be read as "
+                                 f"{f.type}: {e}") from e
     return pa.Table.from_arrays(cols, schema=schema)
 
 
