@@ -59,10 +59,10 @@ import pyarrow.parquet as pq
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
-from ..view.base_file import coerce_value, conform
+from ..view.base_file import conform
 from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
-from ..schema import read_type
+from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from ..timeline.timeline import Timeline
 
@@ -341,7 +341,7 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
     """The merged records as a table of ``schema``. Records decoded with an older writer schema hold the
     older type of a promoted column (an int where the table now says string): they are converted as the
-    vectorized path casts them (:func:`~hudi_log.table.view.base_file.coerce_value`)."""
+    vectorized path casts them (:func:`~hudi_log.table.schema.coerce_value`)."""
     try:
         return pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError):

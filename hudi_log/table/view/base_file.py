@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
 )
 from ...log.append_handle import avro_to_arrow_schema
+from ..schema import cast_column
 
 
 def base_file_name(file_id: str, write_token: str, instant: str) -> str:
@@ -31,100 +31,6 @@ def base_file_name(file_id: str, write_token: str, instant: str) -> str:
 def arrow_schema_for(table_schema: dict) -> pa.Schema:
     """The Arrow schema of base files (meta columns first) for an Avro table schema."""
     return avro_to_arrow_schema(writer_schema(table_schema))
-
-
-def java_number_string(x: float, single: bool = False) -> str:
-    """``x`` as Java's ``Double.toString`` (``Float.toString`` when ``single``) prints it: what Hudi's
-    ``HoodieAvroUtils.rewriteRecordWithNewSchema`` stores when a number column is promoted to string
-    (``String.valueOf``). Shortest round-trip digits; plain between 10^-3 and 10^7, else ``d.dddE±n``."""
-    import decimal
-    import math
-
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    if single:
-        import numpy as np
-
-        text = np.format_float_scientific(np.float32(x), unique=True)
-    else:
-        text = repr(float(x))
-    sign, digits, exp = decimal.Decimal(text).as_tuple()
-    ds = "".join(map(str, digits)).rstrip("0") or "0"
-    point = len(digits) + exp  # the decimal point sits after this many digits
-    head = "-" if sign else ""
-    if 1e-3 <= abs(x) < 1e7:
-        if point <= 0:
-            return f"{head}0.{'0' * -point}{ds}"
-        whole, frac = ds[:point].ljust(point, "0"), ds[point:]
-        return f"{head}{whole}.{frac or '0'}"
-    return f"{head}{ds[0]}.{ds[1:] or '0'}E{point - 1}"
-
-
-def cast_column(col, to: pa.DataType):
-    """``col`` cast to ``to`` as Hudi reads a column of an older type with a newer schema: floating point
-    to string as Java prints it (:func:`java_number_string`); structs field by field (a field ``col``
-    lacks is null, one ``to`` lacks is dropped); lists and maps element by element; the rest by Arrow's
-    cast."""
-    if isinstance(col, pa.ChunkedArray):
-        return pa.chunked_array([cast_column(c, to) for c in col.chunks], to)
-    t = pa.types
-    if col.type == to:
-        return col
-    if t.is_floating(col.type) and (t.is_string(to) or t.is_large_string(to)):
-        single = t.is_float32(col.type) or t.is_float16(col.type)
-        return pa.array([None if v is None else java_number_string(v, single) for v in col.to_pylist()], to)
-    if t.is_struct(col.type) and t.is_struct(to):
-        names = {f.name for f in col.type}
-        children = [cast_column(col.field(f.name), f.type) if f.name in names else pa.nulls(len(col), f.type)
-                    for f in to]
-        return pa.StructArray.from_arrays(children, fields=list(to), mask=col.is_null())
-    if (t.is_list(col.type) and t.is_list(to)) or (t.is_map(col.type) and t.is_map(to)):
-        # offsets from 0 over the slice's own values: Arrow takes no null mask with sliced offsets
-        start, end = col.offsets[0].as_py(), col.offsets[-1].as_py()
-        offsets = pc.subtract(col.offsets, start)
-        if t.is_list(to):
-            values = cast_column(col.values.slice(start, end - start), to.value_type)
-            return pa.ListArray.from_arrays(offsets, values, type=to, mask=col.is_null())
-        keys = col.keys.slice(start, end - start).cast(to.key_type)
-        items = cast_column(col.items.slice(start, end - start), to.item_type)
-        return pa.MapArray.from_arrays(offsets, keys, items, type=to, mask=col.is_null())
-    return col.cast(to)
-
-
-def coerce_value(v, to: pa.DataType):
-    """A decoded record's value (Python) as :func:`cast_column` would give it for ``to``: the record-by-record
-    read of a promoted column. Decoded Avro floats and doubles are both Python floats; one a float holds
-    exactly is printed as Java prints a float."""
-    t = pa.types
-    if v is None:
-        return None
-    if t.is_struct(to):
-        return {f.name: coerce_value(v.get(f.name), f.type) for f in to} if isinstance(v, dict) else v
-    if t.is_list(to) or t.is_large_list(to):
-        return [coerce_value(x, to.value_type) for x in v] if isinstance(v, (list, tuple)) else v
-    if t.is_map(to):
-        pairs = v.items() if isinstance(v, dict) else v
-        return [(k, coerce_value(x, to.item_type)) for k, x in pairs]
-    if t.is_string(to) or t.is_large_string(to):
-        if isinstance(v, bool):
-            return v
-        if isinstance(v, float):
-            import numpy as np
-
-            return java_number_string(v, single=float(np.float32(v)) == v)
-        if isinstance(v, int):
-            return str(v)
-        if isinstance(v, (bytes, bytearray)):
-            return bytes(v).decode("utf-8")
-    if (t.is_binary(to) or t.is_large_binary(to)) and isinstance(v, str):
-        return v.encode("utf-8")
-    if t.is_floating(to) and isinstance(v, int) and not isinstance(v, bool):
-        return float(v)
-    return v
 
 
 def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table:
