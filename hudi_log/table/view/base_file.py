@@ -31,6 +31,7 @@ from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
 )
 from ...log.append_handle import avro_to_arrow_schema
+from ..schema import cast_column
 
 
 def base_file_name(file_id: str, write_token: str, instant: str) -> str:
@@ -51,7 +52,7 @@ def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table
             col = table.column(f.name)
             if col.type != f.type:
                 try:
-                    col = col.cast(f.type)
+                    col = cast_column(col, f.type)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     if strict:
                         raise
