@@ -426,4 +426,10 @@ class TimestampPartitioner:
         if spec.unit is None:
             raise TimestampKeyGenError(self.where, f"{self.field} holds numbers: {PREFIX}timestamp.type="
                                        f"{spec.timestamp_type} takes strings")
-        return format_instant(self._out, _aware(_millis(_java_long(v), spec.unit), spec.output_zone))
+        ms = _millis(_java_long(v), spec.unit)
+        try:
+            d = _aware(ms, spec.output_zone)
+        except (OverflowError, ValueError):
+            raise TimestampKeyGenError(self.where, f"row {row}: {self.field}={v!r} is {ms} ms after the epoch, "
+                                       "outside the years 1-9999 hudi-log prints") from None
+        return format_instant(self._out, d)
