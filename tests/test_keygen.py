@@ -204,3 +204,17 @@ def test_timestamp_typed_columns_are_refused():
     batch = pa.table({"id": ["a"], "t": pa.array([0], pa.timestamp("us"))})
     with pytest.raises(RecordKeyError, match="number and string columns only"):
         key_generator("t", props, {}).partition_paths(batch)
+
+
+def test_a_key_generator_pickles_for_the_workers():
+    """Spark executors and worker processes receive the driver's key generator inside the write context."""
+    import pickle
+
+    props = {"hoodie.table.keygenerator.type": "CUSTOM", "hoodie.table.recordkey.fields": "id",
+             "hoodie.table.partition.fields": "region:simple,ts:timestamp", "hoodie.table.version": "8",
+             TB + "timestamp.type": "EPOCHMILLISECONDS", TB + "output.dateformat": "yyyy-MM-dd HH",
+             TB + "output.timezone": "Asia/Kolkata"}
+    kg = key_generator("t", props, {})
+    batch = pa.table({"id": ["a"], "region": ["eu"], "ts": [1705311000000]})
+    copy = pickle.loads(pickle.dumps(kg))
+    assert copy == kg and copy.partition_paths(batch) == kg.partition_paths(batch) == ["eu/2024-01-15 15"]
