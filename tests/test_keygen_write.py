@@ -222,3 +222,21 @@ def test_corpus_timestamp_partitions_are_recomputed_from_their_rows(corpus_table
     assert checked >= 6
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.mark.slow
+def test_custom_and_timestamp_keys_through_the_spark_data_source(tmp_path, spark):
+    """The driver resolves the key generator and the executors use it (pickled with the write context)."""
+    from hudi_log.spark import write as spark_write
+
+    path = str(tmp_path / "t")
+    opts = base(8, "MERGE_ON_READ", **{
+        "hoodie.datasource.write.partitionpath.field": "region:simple,ts:timestamp",
+        "hoodie.datasource.write.keygenerator.type": "CUSTOM", TB + "timestamp.type": "EPOCHMILLISECONDS",
+        TB + "output.dateformat": "yyyy/MM/dd", TB + "output.timezone": "UTC"})
+    spark_write(spark.createDataFrame(data("a").to_pandas()), path, opts)
+    spark_write(spark.createDataFrame(data("b").to_pandas()), path, base(8, "MERGE_ON_READ"))
+    got = rows_by_key(path)
+    assert {k: r["_hoodie_partition_path"] for k, r in got.items()} == {
+        "k0": "eu/west/2024/01/15", "k1": "us/2024/01/16", "k2": "__HIVE_DEFAULT_PARTITION__/2024/01/17"}
+    assert {r["val"] for r in got.values()} == {"b"}
