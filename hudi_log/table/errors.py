@@ -13,6 +13,15 @@ class RecordKeyError(WriteError):
     """A record has no record key (null or empty key field) or lacks a key / partition column."""
 
 
+class TableMismatchError(TableError):
+    """The table exists with another type, version, name or key than the write asked for."""
+
+
+class UnsupportedKeyGeneratorError(TableMismatchError):
+    """The table (or the write) uses a key generator or key setting hudi-log does not compute as Java does;
+    writing would put keys where Java would not look for them, so nothing is written."""
+
+
 class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
 

@@ -95,6 +95,7 @@ from .context import (
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, option
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .keygen_config import key_generator, stored_record_keys
 from .task import to_table, write_batches
 
 
@@ -309,6 +310,9 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
+    # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
+    keygen = key_generator(table_path, props.to_dict(), opts,
+                           stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind
@@ -349,7 +353,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
             thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
                                       name=f"hudi_log index {instant}", daemon=True)
         ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
-                           _records_per_file(props, timeline, opts))
+                           _records_per_file(props, timeline, opts), keygen)
     except BaseException:
         try:
             rollback(table_path, instant, config=config, force=True)
