@@ -199,3 +199,23 @@ def test_cli_timeline_commands(tmp_path):
     run("savepoint", "delete", str(base), instants[1])
     res = r.invoke(main, ["savepoint", "delete", str(base), instants[1]])
     assert res.exit_code == 2 and "does not exist" in res.output
+
+
+def test_archived_log_blocks_stay_visible_behind_an_older_rollback(tmp_path):
+    """The scanner's archived range ends at the first completed write, not at the oldest instant: a
+    rollback older than the archived delta commits stays active and must not hide their log blocks."""
+    from hudi_log.table.write.client import begin_write
+    from test_table_services import SCHEMA
+    base = tmp_path / "t"
+    o = {**opts(6, "MERGE_ON_READ"), **SMALL, "hoodie.compact.inline.max.delta.commits": "1"}
+    write_table(base, batch([(f"k{j}", "v") for j in range(4)], 0), "upsert", o)
+    begin_write(base, "upsert", o, schema=SCHEMA).abort()
+    rollback = [i for i in HudiTable(base).timeline.instants if i.action == "rollback"]
+    assert rollback
+    instants, states = stream(base, 8, 6, "MERGE_ON_READ", o)
+    archived = {a.commit_time for a in read_archive(base)}
+    assert any(t > rollback[0].requested_time for t in archived)
+    assert rollback[0].requested_time in {i.requested_time for i in HudiTable(base).timeline.instants}
+    assert snapshot(base) == states[-1]
+    for k, inst in enumerate(instants):
+        assert snapshot(base, as_of=inst) == states[k], k
