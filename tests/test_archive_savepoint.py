@@ -20,7 +20,7 @@ from hudi_log.table.services.clean import clean
 from hudi_log.table.services.savepoint import (SAVEPOINT_METADATA_SCHEMA, SavepointError, create_savepoint,
                                                delete_savepoint, list_savepoints, restore)
 from hudi_log.table.write.client import write_table
-from test_table_services import batch, opts, snapshot, timeline_files
+from test_table_services import batch, hudi_rs, opts, snapshot, timeline_files
 
 SMALL = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"}
 JAVA_SOURCE = Path(__file__).parent / "java" / "HudiLogArchiveCheck.java"
@@ -64,7 +64,7 @@ def test_savepoint_clean_restore_and_reads_at_every_instant(tmp_path, version, t
     rmd = tl.commit_metadata(rs)
     assert rmd["instantsToRollback"] == list(reversed(instants[3:] + more))
     assert set(rmd["hoodieRestoreMetadata"]) == set(instants[3:] + more)
-    assert snapshot(base) == states[2]
+    assert snapshot(base) == states[2] == hudi_rs(base)
     for k in range(3):
         assert snapshot(base, as_of=instants[k]) == states[k]
     # written on again after the restore, and the savepoint deleted
@@ -89,6 +89,35 @@ def test_clean_keeps_savepointed_slices(tmp_path, version, table_type):
         assert before - after  # the clean did delete what no savepoint keeps
     assert snapshot(base, as_of=instants[1]) == states[1]
     assert restore(base, instants[1]) and snapshot(base) == states[1]
+
+
+def test_a_killed_restore_is_finished_by_the_next(tmp_path, monkeypatch):
+    import hudi_log.table.services.savepoint as sp_mod
+    base = tmp_path / "t"
+    instants, states = stream(base, 5, 6, "MERGE_ON_READ")
+    create_savepoint(base, instants[1])
+    real, calls = sp_mod.undo_instant_files, []
+
+    def dies_after_one(*a):
+        if calls:
+            raise KeyboardInterrupt("killed")
+        calls.append(a)
+        return real(*a)
+
+    monkeypatch.setattr(sp_mod, "undo_instant_files", dies_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        restore(base, instants[1], {"hoodie.client.heartbeat.interval_in_ms": "100",
+                                    "hoodie.client.heartbeat.tolerable.misses": "1"})
+    monkeypatch.setattr(sp_mod, "undo_instant_files", real)
+    names = timeline_files(base)
+    assert any(n.endswith(".restore.inflight") for n in names) and not any(n.endswith(".restore") for n in names)
+    import time
+    time.sleep(0.5)  # the killed run's heartbeat expires
+    done = restore(base, instants[1], {"hoodie.client.heartbeat.interval_in_ms": "100",
+                                       "hoodie.client.heartbeat.tolerable.misses": "1"})
+    assert done.requested_time in {n.split(".")[0] for n in names if ".restore." in n}
+    assert snapshot(base) == states[1]
+    assert len(HudiTable(base).timeline.commit_metadata(done)["instantsToRollback"]) == 3
 
 
 def test_savepoint_refusals(tmp_path):
@@ -122,7 +151,7 @@ def test_long_stream_keeps_a_bounded_active_timeline(tmp_path, table_type):
     assert all(a.metadata.get("partitionToWriteStats") for a in done)
     for k, inst in enumerate(instants):  # time travel into archived instants reads as before
         assert snapshot(base, as_of=inst) == states[k], k
-    assert snapshot(base) == states[-1]
+    assert snapshot(base) == states[-1] == hudi_rs(base)
 
 
 def test_archival_stops_at_savepoint_and_pending(tmp_path):
