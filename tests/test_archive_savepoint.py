@@ -248,3 +248,25 @@ def test_archived_log_blocks_stay_visible_behind_an_older_rollback(tmp_path):
     assert snapshot(base) == states[-1]
     for k, inst in enumerate(instants):
         assert snapshot(base, as_of=inst) == states[k], k
+
+
+def test_java_written_v6_instants_become_archive_entries(corpus_tables):
+    """Every instant file Java 0.14 wrote in the corpus's v6 tables (JSON commits, Avro rollbacks) converts
+    to a HoodieArchivedMetaEntry that encodes under the archive schema and decodes back to its metadata."""
+    from hudi_log.table.services.archive import _PARSED, _datum, entry_of
+    tables = [n for n in corpus_tables if "_v6_" in n and "empty" not in n]
+    assert tables
+    for name in tables:
+        tl = HudiTable(corpus_tables[name]).timeline
+        assert tl.all_files
+        for f in tl.all_files:
+            rec = entry_of(f, (tl.folder / f.file_name).read_bytes(), tl)
+            back = fastavro.schemaless_reader(io.BytesIO(_datum(rec)), _PARSED)
+            assert (back["commitTime"], back["actionType"], back["actionState"]) == \
+                (f.requested_time, f.action, f.state), name
+            if f.state == "COMPLETED" and f.action in ("commit", "deltacommit"):
+                assert set(back["hoodieCommitMetadata"]["partitionToWriteStats"]) == \
+                    set(tl.commit_metadata(f)["partitionToWriteStats"]), name
+            if f.state == "COMPLETED" and f.action == "rollback":
+                assert back["hoodieRollbackMetadata"]["commitsRollback"] == \
+                    tl.commit_metadata(f)["commitsRollback"], name
