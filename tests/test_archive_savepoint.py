@@ -270,3 +270,13 @@ def test_java_written_v6_instants_become_archive_entries(corpus_tables):
             if f.state == "COMPLETED" and f.action == "rollback":
                 assert back["hoodieRollbackMetadata"]["commitsRollback"] == \
                     tl.commit_metadata(f)["commitsRollback"], name
+
+
+def test_bad_archival_options_are_refused_before_the_write(tmp_path):
+    base = tmp_path / "t"
+    stream(base, 1, 6, "COPY_ON_WRITE")
+    before = timeline_files(base)
+    with pytest.raises(ArchiveError, match="greater than"):
+        write_table(base, batch([("k1", "x")], 5), "upsert",
+                    {**opts(6, "COPY_ON_WRITE"), "hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "4"})
+    assert timeline_files(base) == before

@@ -81,7 +81,7 @@ from ..concurrency.lock import TableLock
 from ..errors import InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
-from ..services.archive import archive
+from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
 )
@@ -293,6 +293,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
+    ArchiveConfig.of(opts, table_path)  # so is a bad archival option: the auto-archive runs after the commit
     _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
