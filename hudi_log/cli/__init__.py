@@ -2,7 +2,8 @@
 
 * :mod:`.logs`: log files (inspect, records, validate, salvage, write-block);
 * :mod:`.tables`: whole tables (table, read, write);
-* :mod:`.services`: table services (compact, clean, rollback).
+* :mod:`.services`: table services (compact, clean, rollback);
+* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import click
 from .logs import inspect, records, salvage, validate, write_block
 from .services import clean_cmd, compact_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
+from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
+                       savepoints_group)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +26,9 @@ def main() -> None:
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean")):
+    main.add_command(_command, _name)
+for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
+                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):
     main.add_command(_command, _name)
 
 if __name__ == "__main__":

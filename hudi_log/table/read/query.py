@@ -64,7 +64,7 @@ from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
-from ..timeline.timeline import Timeline
+from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
 META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
@@ -172,7 +172,7 @@ class HudiTable:
                         table_version=props.version, ordering_fields=tuple(props.ordering_fields),
                         merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
                         completed=frozenset(self.timeline.completed_commit_times()),
-                        timeline_start=min((i.requested_time for i in self.timeline.instants), default=None),
+                        timeline_start=self._scan_start(),
                         columns=cols, filters=flts, commit_times=commit_times)
         if bound is None:  # no completed commit yet: an empty table
             ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
@@ -190,6 +190,16 @@ class HudiTable:
         tasks = [t for t in tasks if t.base_file or t.log_files]
         tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
         return ReadPlan(ctx, tasks)
+
+    def _scan_start(self) -> str | None:
+        """Where the scanner's "archived" range ends: the first completed write instant (Java's
+        ``containsOrBeforeTimelineStarts`` on the completed commits timeline), or an older pending write
+        (Java also skips blocks of inflight instants). Not the oldest instant of any action: a clean or
+        rollback older than archived commits would otherwise hide their blocks."""
+        starts = [self.timeline.timeline_start()]
+        starts += [i.requested_time for i in self.timeline.pending() if i.action in WRITE_ACTIONS][:1]
+        starts = [t for t in starts if t is not None]
+        return min(starts) if starts else None
 
     def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
         """Write instants completed in (begin, end] (completion times), and the last one's requested time."""

@@ -177,6 +177,20 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
     return done
 
 
+def undo_instant_files(table_path: Path, props: TableProperties, target: Instant, rb_instant: str) -> dict:
+    """Undo the files ``target`` (pending or completed) wrote, as one rollback ``rb_instant`` of a restore
+    does (Java's restore runs its rollbacks without publishing them): the same plan and execution as
+    :func:`rollback`; returns the ``HoodieRollbackMetadata`` the restore records for it."""
+    started = time.time()
+    plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+    result = _execute(table_path, props, plan, rb_instant)
+    delete_markers(table_path, target.requested_time)
+    return {"startRollbackTime": rb_instant, "timeTakenInMillis": int((time.time() - started) * 1000),
+            "totalFilesDeleted": result["totalFilesDeleted"], "commitsRollback": [target.requested_time],
+            "partitionMetadata": result["partitionMetadata"], "version": 1,
+            "instantsRollback": [{"commitTime": target.requested_time, "action": target.action}]}
+
+
 def _pending_is_clustering(timeline: Timeline, inst: Instant) -> bool:
     """A pending clustering: the ``clustering`` action (layout 2), or a replace commit whose requested
     file holds a clustering plan (layout 1, ``operationType`` CLUSTER)."""

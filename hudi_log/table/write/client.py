@@ -81,6 +81,7 @@ from ..concurrency.lock import TableLock
 from ..errors import InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
+from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
 )
@@ -213,6 +214,8 @@ class WriteTransaction:
             raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was completed, but rollback "
                                    f"{late[0].requested_time} undoes it: its data may be gone; write it again")
         markers.delete_markers(ctx.table_path, ctx.instant)
+        # Java's auto-archive (hoodie.archive.automatic) after the commit; version 8 is skipped (see archive.py)
+        archive(ctx.table_path, ctx.options, automatic=True)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
@@ -291,6 +294,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
+    ArchiveConfig.of(opts, table_path)  # so is a bad archival option: the auto-archive runs after the commit
     _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
