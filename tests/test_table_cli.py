@@ -2,36 +2,39 @@ import json
 
 from click.testing import CliRunner
 
-from hudi_log.cli.tables import read_cmd, table_cmd
+from hudi_log.cli import main as cli
 
 
 def test_table_json(corpus_tables):
     root = corpus_tables["quickstart_trips_table_mor_avro_v8_trips_8i3u1d"]
-    r = CliRunner().invoke(table_cmd, [str(root), "--json"])
+    r = CliRunner().invoke(cli, ["table", str(root), "--json"])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["properties"]["hoodie.table.version"] == "8" and d["checksum_ok"] is True
     assert any(i["action"] == "deltacommit" and i["completion_time"] for i in d["timeline"])
     assert set(d["partitions"]) == {"city=chennai", "city=san_francisco", "city=sao_paulo"}
-    r = CliRunner().invoke(table_cmd, [str(root)])
+    r = CliRunner().invoke(cli, ["table", str(root)])
     assert r.exit_code == 0 and "timeline" in r.output
 
 
 def test_read_jsonl_and_parquet(corpus_tables, tmp_path):
     root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
-    r = CliRunner().invoke(read_cmd, [str(root), "--format", "jsonl", "--columns", "rider,fare"])
+    r = CliRunner().invoke(cli, ["read", str(root), "--format", "jsonl", "--columns", "rider,fare"])
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in r.output.splitlines()]
     assert {x["rider"]: x["fare"] for x in rows}["rider-D"] == 25.0
     out = tmp_path / "o.parquet"
-    r = CliRunner().invoke(read_cmd, [str(root), "--format", "parquet", "-o", str(out), "--as-of", "20250331030642808"])
+    r = CliRunner().invoke(cli, ["read", str(root), "--format", "parquet", "-o", str(out), "--as-of", "20250331030642808"])
     assert r.exit_code == 0, r.output
     import pyarrow.parquet as pq
     assert {x["rider"]: x["fare"] for x in pq.read_table(out).to_pylist()}["rider-D"] == 33.9
-    r = CliRunner().invoke(read_cmd, [str(root)])
-    assert r.exit_code == 0 and "8 rows" in r.output
+    r = CliRunner().invoke(cli, ["read", str(root)])
+    # piped (not a terminal): a header line and a tab-separated line per row, nothing cut
+    lines = r.stdout.splitlines()
+    assert r.exit_code == 0 and len(lines) == 9 and lines[0].split("\t")[:3] == [
+        "_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key"]
 
 
 def test_read_not_a_table(tmp_path):
-    r = CliRunner().invoke(read_cmd, [str(tmp_path)])
-    assert r.exit_code != 0 and "not a Hudi table" in r.output
+    r = CliRunner().invoke(cli, ["read", str(tmp_path)])
+    assert r.exit_code == 2 and "not a Hudi table" in r.stderr and len(r.stderr.splitlines()) == 1
