@@ -38,3 +38,19 @@ def test_read_jsonl_and_parquet(corpus_tables, tmp_path):
 def test_read_not_a_table(tmp_path):
     r = CliRunner().invoke(cli, ["read", str(tmp_path)])
     assert r.exit_code == 2 and "not a Hudi table" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_read_on_a_terminal_gathers_slices_into_one_table(corpus_tables, monkeypatch):
+    """On a terminal `read` prints rich tables of up to 1000 rows, gathering the rows of many small
+    file slices rather than printing one table per slice; the count goes last."""
+    from hudi_log.cli import output, read_output
+
+    for module in (output, read_output):
+        monkeypatch.setattr(module, "stdout_is_terminal", lambda: True)
+    root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
+    r = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["read", str(root), "--columns", "rider,fare"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.count("rows 1-8") == 1 and "rows 1-1 " not in r.stdout, r.stdout
+    assert r.stdout.strip().splitlines()[-1] == "8 row(s)"
+    r = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["read", str(root), "--limit", "3"])
+    assert r.exit_code == 0 and "rows 1-3" in r.stdout and r.stdout.strip().splitlines()[-1] == "3 row(s)"

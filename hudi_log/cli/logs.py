@@ -93,8 +93,9 @@ def inspect(files: tuple[str, ...], as_json: bool) -> None:
                 rows.append((f["path"], b["index"], b["offset"], b["length"], b["header"].get("INSTANT_TIME", ""),
                              "" if b["record_count"] is None else b["record_count"], kind, dumps(header),
                              dumps(b["footer"])))
-        print_table("Hudi log blocks", ("File", "Block", "Offset", "Length", "InstantTime", "RecordCount",
-                                        "BlockType", "HeaderMetadata", "FooterMetadata"), rows)
+        if rows:
+            print_table("Hudi log blocks", ("File", "Block", "Offset", "Length", "InstantTime", "RecordCount",
+                                            "BlockType", "HeaderMetadata", "FooterMetadata"), rows)
         click.echo(f"{len(out)} file(s), {blocks} block(s), {damaged} damaged span(s)"
                    + (f"; {len(errors)} unreadable" if errors else ""))
     if errors:
@@ -179,9 +180,10 @@ def records(files: tuple[str, ...], limit: int | None, as_json: bool, skip_damag
             print_table(path, _RECORD_COLUMNS, batch)
     for e in errors:
         warn(e)
-    warn(f"{n} record(s) from {read} file(s)"
-         + (f"; {skipped} damaged block(s) skipped" if skipped else "")
-         + (f"; {len(errors)} input(s) unreadable" if errors else ""))
+    if read:  # the summary; with nothing read, the errors above say it all
+        warn(f"{n} record(s) from {read} file(s)"
+             + (f"; {skipped} damaged block(s) skipped" if skipped else "")
+             + (f"; {len(errors)} input(s) unreadable" if errors else ""))
     if errors:
         sys.exit(EXIT_INPUT)
     if skipped and not skip_damaged:

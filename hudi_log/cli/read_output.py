@@ -66,6 +66,7 @@ class _Sink:
         self.tmp = None
         self.header_done = False
         self.shown = 0  # rows printed so far (rich tables are titled by row numbers)
+        self.pending: list[tuple] = []
         self.rich = fmt == "table" and output is None and stdout_is_terminal()
         if output:
             fd, self.tmp = tempfile.mkstemp(prefix=".hudi-log-read-", dir=os.path.dirname(os.path.abspath(output)))
@@ -90,21 +91,25 @@ class _Sink:
                 self.header_done = True
             self.file.write(_tsv_lines(batch))
 
-    def _rich(self, batch: pa.RecordBatch) -> None:
+    def _rich(self, batch: pa.RecordBatch | None) -> None:
+        """Rows gathered across slices into tables of up to _TERMINAL_ROWS rows (None: print the rest)."""
         from .output import print_table
 
-        for start in range(0, batch.num_rows, _TERMINAL_ROWS):
-            part = batch.slice(start, _TERMINAL_ROWS)
-            print_table(f"rows {self.shown + 1}-{self.shown + part.num_rows}", self.schema.names,
-                        [tuple(r.values()) for r in part.to_pylist()])
-            self.shown += part.num_rows
+        if batch is not None:
+            self.pending.extend(tuple(r.values()) for r in batch.to_pylist())
+        while self.pending and (len(self.pending) >= _TERMINAL_ROWS or batch is None):
+            part, self.pending = self.pending[:_TERMINAL_ROWS], self.pending[_TERMINAL_ROWS:]
+            print_table(f"rows {self.shown + 1}-{self.shown + len(part)}", self.schema.names, part)
+            self.shown += len(part)
 
     def close(self, rows: int) -> None:
         if self.fmt == "parquet":
             self.writer.close()
         elif self.tmp:
             self.file.close()
-        elif self.fmt == "table" and not self.rich and not self.header_done:
+        elif self.rich:
+            self._rich(None)
+        elif self.fmt == "table" and not self.header_done:
             self.file.write("\t".join(self.schema.names) + "\n")
         else:
             self.file.flush()
