@@ -3,7 +3,10 @@ need them skip with a clear reason where they are absent (a user's clone). CI ha
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -64,3 +67,40 @@ def spark():
     session = spark_session("local[2]", app_name="hudi-log tests")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def java_program(tmp_path_factory):
+    """``java_program(source)`` compiles one of tests/java/*.java with javac against the Avro, Parquet and
+    Hadoop jars of the installed PySpark and returns ``run(lines)``: the program run once on a manifest
+    of checks (one tab-separated line each), its JSON result lines back. Skips, saying why, where Java
+    or the jars are absent (issue 15, item 9)."""
+    if not (shutil.which("javac") and shutil.which("java")):
+        pytest.skip("javac/java not on PATH: the Java-backed checks need a JDK (Java 17+)")
+    try:
+        import pyspark
+    except ImportError:
+        pytest.skip("pyspark is not installed: its jars/ folder holds the Avro, Parquet and Hadoop jars")
+    jars = Path(pyspark.__file__).parent / "jars"
+    needed = ["avro-", "parquet-hadoop-", "parquet-column-", "hadoop-client-api-"]
+    if not all(any(j.name.startswith(n) for j in jars.glob("*.jar")) for n in needed):
+        pytest.skip(f"{jars} lacks one of {needed}")
+    cp = os.pathsep.join(str(j) for j in sorted(jars.glob("*.jar")))
+
+    def compile_source(source: Path):
+        out = tmp_path_factory.mktemp(source.stem)
+        subprocess.run(["javac", "-nowarn", "-cp", cp, "-d", str(out), str(source)], check=True, capture_output=True)
+
+        def run(lines: list[list]) -> list[dict]:
+            manifest = out / "manifest.tsv"
+            manifest.write_text("\n".join("\t".join(map(str, line)) for line in lines) + "\n", encoding="utf-8")
+            res = subprocess.run(["java", "-cp", cp + os.pathsep + str(out), source.stem, str(manifest)],
+                                 capture_output=True, text=True, encoding="utf-8", timeout=300)
+            assert res.returncode == 0, res.stderr[-3000:]
+            results = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+            assert len(results) == len(lines), res.stdout[-3000:]
+            return results
+
+        return run
+
+    return compile_source

@@ -67,3 +67,52 @@ def test_a_lower_ordered_log_delete_against_the_base_row(tmp_path, version, surv
     expected = [("a", "x"), ("b", "y")] if survives else [("b", "y")]
     assert both_ways(path) == expected
     assert sorted((r["id"], r["val"]) for r in read_table(path).to_pylist()) == expected
+
+
+# Hudi 1.x (table version 8): FileGroupRecordBuffer.doProcessNextDeletedRecord keeps an earlier log record
+# over a delete only when the delete's ordering value is real, of the record's class and smaller; merge()
+# against the base row compares without a class check; a processing-time delete already held stays.
+
+def _entry(key, ordering, kind, delete=False, default=False):
+    from hudi_log.table.read.scanner import Entry
+    return Entry(key, None if delete else {"id": key}, None if ordering is None else (ordering,), default, kind)
+
+
+@pytest.mark.parametrize("delete_kind,record_stays", [("LONG", True), ("INT", False)])
+def test_v8_delete_against_an_earlier_log_record_checks_the_class(delete_kind, record_stays):
+    from hudi_log.table.read.scanner import combine, combine_with_base
+    record, delete = _entry("a", 9, "LONG"), _entry("a", 7, delete_kind, delete=True)
+    won = combine(record, delete, "EVENT_TIME_ORDERING", 8)
+    assert (won is record) == record_stays
+    # against the base row, 1.x's merge() compares the values whatever their class: the row stays
+    assert combine_with_base(record, delete, "EVENT_TIME_ORDERING", 8) is record
+
+
+def test_v8_a_held_processing_time_delete_stays():
+    from hudi_log.table.read.scanner import combine
+    held = _entry("a", 0, "INT", delete=True, default=True)
+    later = _entry("a", 7, "LONG", delete=True)
+    assert combine(held, later, "EVENT_TIME_ORDERING", 8) is held
+    # so a later record wins whatever its ordering value
+    assert combine(held, _entry("a", 1, "LONG"), "EVENT_TIME_ORDERING", 8).record is not None
+
+
+@pytest.mark.parametrize("delete_kind,survives", [("LONG", True), ("INT", False)])
+def test_v8_log_delete_of_another_class_on_both_read_paths(tmp_path, delete_kind, survives):
+    from hudi_log.format.content.deletes import DeleteRecord, encode_delete_payload
+    from hudi_log.format import grammar
+    from hudi_log.format.block import LogBlock
+    from hudi_log.format.framing import write_blocks
+    from hudi_log.format.grammar import HeaderKey
+    path = tmp_path / "t"
+    write_table(path, rows([("a", "x", 5, False), ("b", "y", 5, False)]), "insert", opts(8))
+    write_table(path, rows([("a", "new", 9, False)]), "upsert", opts(8))
+    [log] = [f for f in path.rglob(".*.log.*")]
+    instant = next(b for b in open_log(log)).instant_time
+    payload = encode_delete_payload([DeleteRecord("a", "", 7, OrderingKind[delete_kind])])
+    block = LogBlock.new(BlockType.delete_block, {HeaderKey.instant_time: instant},
+                         grammar.delete_content(3, payload))
+    write_blocks(log, [block], append=True)  # as a Java writer appends to the same file in the same commit
+    expected = [("a", "new"), ("b", "y")] if survives else [("b", "y")]
+    assert both_ways(path) == expected
+    assert sorted((r["id"], r["val"]) for r in read_table(path).to_pylist()) == expected

@@ -9,9 +9,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,33 +26,9 @@ SOURCE = Path(__file__).parent / "java" / "HudiLogJavaCheck.java"
 
 
 @pytest.fixture(scope="session")
-def java_check(tmp_path_factory):
+def java_check(java_program):
     """A function running the Java checks of a manifest: one JSON result per line."""
-    if not (shutil.which("javac") and shutil.which("java")):
-        pytest.skip("javac/java not on PATH: the Java-backed checks need a JDK (Java 17+)")
-    try:
-        import pyspark
-    except ImportError:
-        pytest.skip("pyspark is not installed: its jars/ folder holds the Avro, Parquet and Hadoop jars")
-    jars = Path(pyspark.__file__).parent / "jars"
-    needed = ["avro-", "parquet-hadoop-", "parquet-column-", "hadoop-client-api-"]
-    if not all(any(j.name.startswith(n) for j in jars.glob("*.jar")) for n in needed):
-        pytest.skip(f"{jars} lacks one of {needed}")
-    cp = os.pathsep.join(str(j) for j in sorted(jars.glob("*.jar")))
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run(["javac", "-nowarn", "-cp", cp, "-d", str(out), str(SOURCE)], check=True, capture_output=True)
-
-    def run(lines: list[list[str]]) -> list[dict]:
-        manifest = out / "manifest.tsv"
-        manifest.write_text("\n".join("\t".join(map(str, line)) for line in lines) + "\n")
-        res = subprocess.run(["java", "-cp", cp + os.pathsep + str(out), "HudiLogJavaCheck", str(manifest)],
-                             capture_output=True, text=True, timeout=300)
-        assert res.returncode == 0, res.stderr[-3000:]
-        results = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
-        assert len(results) == len(lines), res.stdout[-3000:]
-        return results
-
-    return run
+    return java_program(SOURCE)
 
 
 def typed_rows(ids, tag: str, ts: int) -> pa.Table:
@@ -120,3 +93,110 @@ def test_java_reads_the_log_blocks_and_base_files_hudi_log_writes(tmp_path, java
             assert got["rows"] == len(keys) and got["avro_schema_parses"] is True
             assert got["footer"]["hoodie_min_record_key"] == min(keys)
             assert got["footer"]["hoodie_max_record_key"] == max(keys)
+
+
+def _java_reader_schema(root, java_commit: str) -> str:
+    """Java's reader schema for the corpus table's records: its commit schema with the meta fields, which
+    is what Java wrote as parquet.avro.schema into its newest base file (checked where it has one)."""
+    from hudi_log.format.content.meta_fields import schema_json
+
+    reader = schema_json(writer_schema(json.loads(java_commit)))
+    files = sorted((p for p in Path(root).rglob("*.parquet") if ".hoodie" not in p.parts),
+                   key=lambda p: p.name.rsplit("_", 1)[-1])
+    footer = pq.read_metadata(files[-1]).metadata or {} if files else {}
+    if b"parquet.avro.schema" in footer:
+        assert footer[b"parquet.avro.schema"].decode() == reader
+    return reader
+
+
+def test_java_reads_what_hudi_log_writes_for_java_written_data(tmp_path, java_check, corpus_tables):
+    """Item 3 against Java's own schemas: every non-empty corpus table's rows, written again by hudi-log into a
+    new MERGE_ON_READ table of the same name (an insert, then an upsert of every row, so every row is in a log
+    block too). Java's Avro finds hudi-log's commit schema and the corpus's commit schema COMPATIBLE both
+    ways and equal, Java prints hudi-log's schema as hudi-log wrote it, and decodes every record of
+    hudi-log's log blocks from their SCHEMA header to Java's reader schema (the corpus's parquet.avro.schema)."""
+    from hudi_log.format.content.meta_fields import META_FIELDS, schema_json
+    from hudi_log.table.properties import read_properties
+    from hudi_log.table.timeline.timeline import Timeline
+    from hudi_log.table.read.query import read_table
+
+    lines, expected = [], []
+    for name, root in sorted(corpus_tables.items()):
+        if "empty" in name:
+            continue
+        props = read_properties(root)
+        tl = Timeline(root, props)
+        java_commit = [s for s in ((tl.commit_metadata(i).get("extraMetadata") or {}).get("schema")
+                                   for i in tl.completed_commits()) if s][-1]
+        data = read_table(root)
+        data = data.drop_columns([c for c in META_FIELDS if c in data.column_names])
+        ordering = props.ordering_fields
+        o = {"hoodie.table.name": json.loads(java_commit)["name"][: -len("_record")],
+             "hoodie.datasource.write.recordkey.field": props.record_key_fields[0],
+             "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+             "hoodie.write.table.version": "6" if props.version == 6 else "8"}
+        if ordering:
+            o["hoodie.datasource.write.precombine.field"] = ordering[0]
+        path = tmp_path / name
+        write_table(path, data, "insert", o)
+        write_table(path, data, "upsert", o)
+        table = HudiTable(path)
+        ours = schema_json(current_schema(table.properties, table.timeline))
+        (tmp_path / f"{name}.ours.avsc").write_text(ours)
+        (tmp_path / f"{name}.java.avsc").write_text(java_commit)
+        (tmp_path / f"{name}.reader.avsc").write_text(_java_reader_schema(root, java_commit))
+        lines.append(["schema-pair", tmp_path / f"{name}.ours.avsc", tmp_path / f"{name}.java.avsc"])
+        expected.append(("pair", name, ours == java_commit))
+        blocks = 0
+        for n, log in enumerate(sorted(path.rglob(".*.log.*"))):
+            for m, block in enumerate(open_log(log)):
+                if block.block_type != BlockType.avro_data_block:
+                    continue
+                w, c = tmp_path / f"{name}.w{n}_{m}.avsc", tmp_path / f"{name}.c{n}_{m}.bin"
+                w.write_text(block.schema)
+                c.write_bytes(block.content())
+                lines.append(["avro-block", w, c, tmp_path / f"{name}.reader.avsc"])
+                expected.append(("block", name, [r["_hoodie_record_key"] for r in block.records()]))
+                blocks += 1
+        assert blocks, name
+    assert len({e[1] for e in expected}) >= 13 and sum(e[0] == "block" for e in expected) >= 13
+    for got, (kind, name, want) in zip(java_check(lines), expected):
+        assert "error" not in got, (name, got)
+        if kind == "pair":
+            assert want, f"{name}: hudi-log's schema JSON differs from Java's"
+            assert got == {"java_reads_ours": "COMPATIBLE", "ours_reads_java": "COMPATIBLE", "equal": True,
+                           "to_string_same": True}, (name, got)
+        else:
+            assert got["count"] == len(want) and got["keys"] == want, name
+            assert got["reader_reads_writer"] == "COMPATIBLE" and got["writer_reads_reader"] == "COMPATIBLE", name
+
+
+def test_java_decodes_log_blocks_of_an_older_type_with_the_evolved_schema(tmp_path, java_check):
+    """After hudi-log widens a column (numbers, inside a struct, a new nested field), Java's
+    HoodieAvroDataBlock decodes the older blocks with the evolved table schema as its reader schema: Avro's
+    own resolution covers these promotions (Hudi rewrites records for those it does not, to string)."""
+    from test_schema_evolution import evolved_table
+
+    cases = [((pa.int32(), 10), (pa.int64(), 2**40)), ((pa.int32(), 10), (pa.float64(), 2.5)),
+             ((pa.int64(), 7), (pa.float32(), 1.5)), ((pa.float32(), 1.5), (pa.float64(), 2.25)),
+             ((pa.struct([("a", pa.int32())]), {"a": 1}),
+              (pa.struct([("a", pa.int64()), ("b", pa.string())]), {"a": 2, "b": "x"}))]
+    lines, expected = [], []
+    for n, (first, later) in enumerate(cases):
+        path = tmp_path / f"t{n}"
+        evolved_table(path, "MERGE_ON_READ", first, later)
+        table = HudiTable(path)
+        reader = tmp_path / f"reader{n}.avsc"
+        reader.write_text(json.dumps(writer_schema(current_schema(table.properties, table.timeline))))
+        for m, log in enumerate(sorted(path.rglob(".*.log.*"))):
+            for k, block in enumerate(open_log(log)):
+                if block.block_type == BlockType.avro_data_block:
+                    w, c = tmp_path / f"w{n}_{m}_{k}.avsc", tmp_path / f"c{n}_{m}_{k}.bin"
+                    w.write_text(block.schema)
+                    c.write_bytes(block.content())
+                    lines.append(["avro-block", w, c, reader])
+                    expected.append([r["_hoodie_record_key"] for r in block.records()])
+    assert len(lines) == 2 * len(cases)  # per table: a block of the older type, one of the newer
+    for got, keys in zip(java_check(lines), expected):
+        assert "error" not in got, got
+        assert got["count"] == len(keys) and got["keys"] == keys and got["reader_reads_writer"] == "COMPATIBLE"

@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from hudi_log.format.content.bloom import read_footer_filter
 from hudi_log.table import read_properties, read_table
 from hudi_log.table.timeline.timeline import Timeline
 
@@ -72,7 +75,7 @@ def both(spark, path, as_of=None, begin=None, end=None) -> list[tuple]:
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_seed_walkthrough_through_the_data_source(spark, tmp_path, table_type):
     path = str(tmp_path / "seed")
-    o = opts(table_type)
+    o = opts(table_type, **{"hoodie.bloom.index.filter.type": "SIMPLE"})  # reaches the tasks' base files
     steps = [("insert", [(1, "a", 1, "eu"), (2, "b", 1, "us"), (3, "c", 1, "eu")]),
              ("upsert", [(2, "bb", 2, "us"), (3, "cc", 2, "eu")]),
              ("delete", [(3, "cc", 3, "eu")])]
@@ -93,6 +96,11 @@ def test_seed_walkthrough_through_the_data_source(spark, tmp_path, table_type):
     b1, b2, b3 = (window_bound(path, t) for t in instants)
     assert both(spark, path, begin=b1, end=b2) == [(2, "bb"), (3, "cc")]
     assert both(spark, path, begin=b1, end=b3) == [(2, "bb")]
+    bases = [p for p in Path(path).rglob("*.parquet") if ".hoodie" not in p.parts]
+    assert bases
+    for base in bases:  # the Spark tasks' base files carry the filter the options asked for
+        f = read_footer_filter(pq.ParquetFile(base).metadata.metadata)
+        assert f.type_code == "SIMPLE" and f.might_contain(pq.read_table(base).column("_hoodie_record_key")).all()
 
 
 @pytest.mark.parametrize("table_type,version,partitioned",

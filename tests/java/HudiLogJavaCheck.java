@@ -8,6 +8,9 @@
 //       behind its int length, as HoodieAvroDataBlock writes them), decoded with GenericDatumReader from
 //       the writer schema to the reader schema; prints the record count, each record's
 //       _hoodie_record_key and the reader/writer SchemaCompatibility both ways.
+//   schema-pair <our schema file> <Java's schema file>
+//       Avro's SchemaCompatibility between the two both ways, whether Schema.equals holds, and whether
+//       Java's Schema.toString() of our schema gives our file's text back (Avro's own key order).
 //   parquet-footer <parquet file>
 //       the footer's key/value metadata and row count (ParquetFileReader), and whether
 //       parquet.avro.schema parses as an Avro schema.
@@ -89,6 +92,15 @@ public class HudiLogJavaCheck {
         .append(",\"writer_reads_reader\":").append(quote(writerReadsReader)).append("}").toString();
   }
 
+  static String schemaPair(String oursFile, String javaFile) throws Exception {
+    Schema ours = schema(oursFile);
+    Schema java = schema(javaFile);
+    String text = new String(Files.readAllBytes(Paths.get(oursFile)), StandardCharsets.UTF_8);
+    return "{\"java_reads_ours\":" + quote(SchemaCompatibility.checkReaderWriterCompatibility(java, ours).getType().name())
+        + ",\"ours_reads_java\":" + quote(SchemaCompatibility.checkReaderWriterCompatibility(ours, java).getType().name())
+        + ",\"equal\":" + ours.equals(java) + ",\"to_string_same\":" + ours.toString().equals(text) + "}";
+  }
+
   static String parquetFooter(String file) throws Exception {
     Configuration conf = new Configuration();
     try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file), conf))) {
@@ -117,7 +129,13 @@ public class HudiLogJavaCheck {
       String[] a = line.split("\t");
       String out;
       try {
-        out = a[0].equals("avro-block") ? avroBlock(a[1], a[2], a[3]) : parquetFooter(a[1]);
+        if (a[0].equals("avro-block")) {
+          out = avroBlock(a[1], a[2], a[3]);
+        } else if (a[0].equals("schema-pair")) {
+          out = schemaPair(a[1], a[2]);
+        } else {
+          out = parquetFooter(a[1]);
+        }
       } catch (Exception e) {
         out = "{\"error\":" + quote(e.getClass().getName() + ": " + e.getMessage()) + "}";
       }

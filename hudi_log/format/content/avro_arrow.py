@@ -1,4 +1,9 @@
-"""Avro schemas as Arrow types: the mapping the table reader and the columnar block decoder share.
+"""Avro schemas as Arrow types and back: the mapping the table reader and the columnar block decoder share,
+and the Avro schema Hudi's Spark writer derives for a batch (:func:`arrow_to_avro_schema`, Spark's
+``SchemaConverters`` then Hudi's ``fixNullOrdering``; the spellings Java writes, checked against every corpus
+table).
+
+Avro to Arrow:
 
 * a union of null and one branch → that branch, nullable; other unions have no Arrow equivalent here
   (:class:`UnsupportedAvroType`; callers fall back to the record path);
@@ -104,11 +109,43 @@ def avro_to_arrow_schema(schema: Mapping | str) -> pa.Schema:
     return pa.schema(list(struct))
 
 
+def min_bytes_for_precision(precision: int) -> int:
+    """Bytes of the ``fixed`` that holds a decimal of ``precision`` digits: Spark's
+    ``minBytesForPrecision`` (the same doubles as Java's ``Math.pow``)."""
+    n = 1
+    while 2.0 ** (8 * n - 1) < 10.0 ** precision:
+        n += 1
+    return n
+
+
 def arrow_to_avro_schema(arrow_schema, name: str = "record", namespace: Optional[str] = None) -> dict:
-    """An Avro record schema for an Arrow schema, every field ``["null", T]`` default null (Hudi's style)."""
+    """The Avro record schema Hudi's Spark writer records for a batch of this Arrow schema.
+
+    Spark's ``SchemaConverters.toAvroType`` (what ``AvroConversionUtils.convertStructTypeToAvroSchema``
+    calls, record ``{table}_record`` in namespace ``hoodie.{table}``), then Hudi's
+    ``AvroInternalSchemaConverter.fixNullOrdering`` (``HoodieSchemaUtils.deduceWriterSchema``), which is the
+    JSON Java writes to commit metadata, the log SCHEMA header and ``parquet.avro.schema``:
+
+    * a nullable field is ``["null", T]`` with ``"default": null``; a non-nullable one is ``T`` with no
+      default; nullable array elements and map values are ``["null", T]`` too;
+    * a struct is a record named after its field, in the namespace of the enclosing record's full name
+      (array elements and map values take their field's name);
+    * a decimal is ``fixed`` named ``fixed`` in the namespace ``{enclosing record}.{field}``, of Spark's
+      size for its precision (:func:`min_bytes_for_precision`), logical type decimal;
+    * byte, short and int are ``int``; date is ``date``; timestamp is ``timestamp-micros``, a timestamp
+      without zone ``local-timestamp-micros``; binary is ``bytes``.
+
+    Arrow types Spark has no equal of keep a faithful Avro form: unsigned integers widen, milli/second
+    timestamps are ``*-millis``, times are ``time-*``, fixed-size binary is ``fixed`` (named as decimals are).
+    Keys are in the order Avro's ``Schema.toString`` prints them.
+    """
     import pyarrow.types as pt
 
+    def fixed(ns: str, fname: str, size: int) -> dict:
+        return {"type": "fixed", "name": "fixed", "namespace": f"{ns}.{fname}", "size": size}
+
     def conv(t, fname: str, ns: str):
+        """``t`` as the Avro type of field ``fname`` of the record whose full name is ``ns``."""
         if pt.is_boolean(t):
             return "boolean"
         if pt.is_int8(t) or pt.is_int16(t) or pt.is_int32(t) or pt.is_uint8(t) or pt.is_uint16(t):
@@ -124,7 +161,7 @@ def arrow_to_avro_schema(arrow_schema, name: str = "record", namespace: Optional
         if pt.is_binary(t) or pt.is_large_binary(t):
             return "bytes"
         if pt.is_fixed_size_binary(t):
-            return {"type": "fixed", "name": fname, "namespace": ns, "size": t.byte_width}
+            return fixed(ns, fname, t.byte_width)
         if pt.is_date32(t) or pt.is_date64(t):
             return {"type": "int", "logicalType": "date"}
         if pt.is_timestamp(t):
@@ -136,30 +173,83 @@ def arrow_to_avro_schema(arrow_schema, name: str = "record", namespace: Optional
         if pt.is_time64(t):
             return {"type": "long", "logicalType": "time-micros"}
         if pt.is_decimal(t):
-            return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale}
-        if pt.is_list(t) or pt.is_large_list(t):
-            return {"type": "array", "items": nullable(conv(t.value_type, fname, ns))}
+            out = fixed(ns, fname, min_bytes_for_precision(t.precision))
+            out.update({"logicalType": "decimal", "precision": t.precision, "scale": t.scale})
+            return out
+        if pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t):
+            vf = t.value_field
+            return {"type": "array", "items": maybe_null(conv(vf.type, fname, ns), vf.nullable)}
         if pt.is_map(t):
-            return {"type": "map", "values": nullable(conv(t.item_type, fname, ns))}
+            vf = t.item_field
+            return {"type": "map", "values": maybe_null(conv(vf.type, fname, ns), vf.nullable)}
         if pt.is_struct(t):
-            return {
-                "type": "record", "name": fname, "namespace": ns,
-                "fields": [
-                    {"name": f.name, "type": nullable(conv(f.type, f.name, f"{ns}.{fname}")), "default": None}
-                    for f in t
-                ],
-            }
+            return record(list(t), fname, ns)
         if pt.is_dictionary(t):
             return conv(t.value_type, fname, ns)
         raise AppendHandleError(f"no Avro type for Arrow type {t} (field {fname!r})")
 
-    def nullable(avro_t):
-        return ["null", avro_t]
+    def maybe_null(avro_t, nullable: bool):
+        return ["null", avro_t] if nullable else avro_t
+
+    def record(fields, rname: str, ns: Optional[str]) -> dict:
+        full = f"{ns}.{rname}" if ns else rname
+        out = []
+        for f in fields:
+            if f.name in META_FIELDS:
+                continue
+            entry = {"name": f.name, "type": maybe_null(conv(f.type, f.name, full), f.nullable)}
+            if f.nullable:
+                entry["default"] = None
+            out.append(entry)
+        head = {"type": "record", "name": rname}
+        if ns:
+            head["namespace"] = ns
+        head["fields"] = out
+        return head
 
     ns = namespace if namespace is not None else f"hoodie.{name}"
-    fields = [
-        {"name": f.name, "type": nullable(conv(f.type, f.name, ns)), "default": None}
-        for f in arrow_schema
-        if f.name not in META_FIELDS
-    ]
-    return {"type": "record", "name": f"{name}_record", "namespace": ns, "fields": fields}
+    return record(list(arrow_schema), f"{name}_record", ns)
+
+
+def _respell_unions(schema: Mapping, null_first: bool) -> dict:
+    """``schema`` with ``null`` first (or last) in every union, and ``"default": null`` on exactly the
+    fields whose type is then a null-first union (none when ``null_first`` is False)."""
+    def walk(t):
+        if isinstance(t, list):
+            rest = [walk(b) for b in t if b != "null"]
+            return rest if "null" not in t else (["null"] + rest if null_first else rest + ["null"])
+        if not isinstance(t, Mapping):
+            return t
+        out = dict(t)
+        if t.get("type") in ("record", "error"):
+            fields = []
+            for f in t["fields"]:
+                g = {k: (walk(v) if k == "type" else v) for k, v in f.items() if k != "default"}
+                if isinstance(g["type"], list) and g["type"][:1] == ["null"]:
+                    g["default"] = None
+                elif "default" in f and f["default"] is not None:
+                    g["default"] = f["default"]
+                fields.append(g)
+            out["fields"] = fields
+        elif t.get("type") == "array":
+            out["items"] = walk(t["items"])
+        elif t.get("type") == "map":
+            out["values"] = walk(t["values"])
+        return out
+
+    return walk(dict(schema))
+
+
+def spark_create_schema(schema: Mapping) -> dict:
+    """``schema`` as Spark's own converter spells it, before Hudi moves null first: every union
+    ``[T, "null"]`` and no null defaults. Java's Spark SQL ``CREATE TABLE`` records this form as
+    ``hoodie.table.create.schema`` (all the corpus tables show it)."""
+    return _respell_unions(schema, null_first=False)
+
+
+def fix_null_ordering(schema: Mapping) -> dict:
+    """``schema`` with ``null`` first in every nullable union and ``"default": null`` on every nullable
+    field: the union order and defaults of Hudi's ``AvroInternalSchemaConverter.fixNullOrdering``, which
+    Java applies to the table's schema before a write. Types keep their spelling (a decimal as ``bytes``
+    stays ``bytes``)."""
+    return _respell_unions(schema, null_first=True)

@@ -14,6 +14,8 @@ the caller uses the record path.
     one; a delete carrying the default ordering value wins whatever precedes it. Only when such a
     delete is not the key's last entry does the fold depend on more than that (the next record wins
     unconditionally): those slices go the record path.
+  * table version 8+ (Hudi 1.x): a delete whose ordering value is of another class than the records'
+    always beats an earlier log record: slices holding such deletes go the record path;
   * table version 6 (Hudi 0.x): a delete folds against the other entries of its key by its own rule
     (scanner.combine); slices where a delete meets another log entry of its key go the record path.
 * Base rows are then combined with their key's winner (the log's winner replaces the base row under
@@ -86,9 +88,12 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
     records: list[pa.Table] = []
     entries: list[pa.Table] = []
     pos = rows = 0
+    data_kinds: set = set()  # the ordering field's Avro kinds in the data blocks (Java's classes)
+    delete_kinds: set = set()  # the kinds of the real (non-default) ordering values of deletes
     for block in scanner.queued_blocks():
         if block.block_type == BlockType.delete_block:
             ds = block.deletes()
+            delete_kinds |= {getattr(d.ordering_kind, "name", None) for d in ds if not is_default_ordering(d)}
             ovs = [d.ordering_value for d in ds]
             if any(isinstance(v, (list, tuple)) for v in ovs):
                 raise NotVectorizable("composite delete ordering values")
@@ -102,6 +107,7 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
                 _POS: _arange(pos, n), _DEL: pa.repeat(True, n), _DEF: pa.array([is_default_ordering(d) for d in ds]),
                 _ORD: ords, _ROW: pa.nulls(n, pa.int64())}))
         else:
+            data_kinds.add(scanner._ordering_kind(block))
             t = conform(block.to_arrow(columns=schema.names), schema, strict=False)  # a read keeps a column it cannot cast
             n = t.num_rows
             scanner.stats.records += n
@@ -131,6 +137,10 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
         deleted = codes[e.column(_DEL).to_numpy(zero_copy_only=False)]
         if (counts[deleted] > 1).any():
             raise NotVectorizable("a delete among several log entries of its key (Hudi 0.x rules)")
+    if scanner.table_version >= 8 and delete_kinds and scanner.merge_mode != COMMIT_TIME and \
+            (len(data_kinds) != 1 or delete_kinds != data_kinds or None in data_kinds):
+        # Hudi 1.x keeps an earlier log record over a delete only for an ordering value of the same class
+        raise NotVectorizable("a delete whose ordering value's class differs from the records' (Hudi 1.x rules)")
     winners = _winners(e, scanner.merge_mode)
     log_rows = pa.concat_tables(records) if records else schema.empty_table()
     return _combine(base, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type, key_fields, schema,

@@ -29,7 +29,10 @@ Parquet schema (its footer), then the columns only older base files have (their 
 the latest table schema, and the v9 epochmillis table changes a partition column's type between files),
 then the fields of the latest completed commit's Avro schema (``extraMetadata.schema``, or
 ``hoodie.table.create.schema``) that no base file has (log-only columns, schema evolution), all nullable,
-``_hoodie_*`` meta columns first. Rows from older files are null-filled for columns they lack.
+``_hoodie_*`` meta columns first. A column that schema promoted (``int`` to ``long``, a number to
+``string``...: :func:`~hudi_log.table.schema.read_type`) takes its promoted type, so base files and log
+blocks of the older type read as the newer, on the Arrow and record paths alike. Rows from older files
+are null-filled for columns they lack.
 
 ``columns`` projects after the merge; ``filters`` is a list of ``(column, op, value)`` with op in
 ``= == != < <= > >= in not in`` applied after the merge (per slice: filters are row-wise). Filters on
@@ -59,6 +62,7 @@ from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
 from .merge import NotVectorizable, merge_slice
 from ..properties import TableError, read_properties
+from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from ..timeline.timeline import Timeline
 
@@ -219,15 +223,19 @@ class HudiTable:
             target = sch if target is None else pa.schema(
                 list(target) + [f for f in sch if f.name not in target.names])
         fields = list(target) if target is not None else [pa.field(n, pa.string()) for n in META_COLUMNS]
-        if merge_logs or target is None:
-            avro = self._commit_schema(bound)
-            if avro is not None:
-                try:
-                    extra = avro_to_arrow_schema(avro)
-                except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
-                    extra = pa.schema([])
+        avro = self._commit_schema(bound)
+        if avro is not None:
+            try:
+                latest = avro_to_arrow_schema(avro)
+            except (UnsupportedAvroType, KeyError, TypeError):  # e.g. a multi-branch union: no columns from it
+                latest = pa.schema([])
+            by_name = {f.name: f for f in latest}
+            # every file reads with the latest schema (Hudi's readers): promoted columns take its type
+            fields = [f.with_type(read_type(f.type, by_name[f.name].type)) if f.name in by_name else f
+                      for f in fields]
+            if merge_logs or target is None:
                 names = {f.name for f in fields}
-                fields += [f for f in extra if f.name not in names]
+                fields += [f for f in latest if f.name not in names]
         return _meta_first_schema(pa.schema([f.with_nullable(True) for f in fields]))
 
     def _pruned(self, partition: str, ctx: ReadContext) -> bool:
@@ -326,9 +334,30 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     if vectorized:
         table = _merge_vectorized(ctx, task, base, schema)
     if table is None:
-        rows = _slice_rows(ctx, task, base)
-        table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+        table = _rows_table(ctx, _slice_rows(ctx, task, base), schema)
     return _finish(ctx, table)
+
+
+def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """The merged records as a table of ``schema``. Records decoded with an older writer schema hold the
+    older type of a promoted column (an int where the table now says string): they are converted as the
+    vectorized path casts them (:func:`~hudi_log.table.schema.coerce_value`)."""
+    try:
+        return pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    cols = []
+    for f in schema:
+        vals = [r.get(f.name) for r in rows]
+        try:
+            cols.append(pa.array(vals, f.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            try:
+                cols.append(pa.array([coerce_value(v, f.type) for v in vals], f.type))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+                raise QueryError(ctx.table_path, f"column {f.name!r} holds values that cannot be read as "
+                                 f"{f.type}: {e}") from e
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | None, schema: pa.Schema) -> pa.Table | None:

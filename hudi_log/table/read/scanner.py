@@ -38,6 +38,8 @@ from ...format.grammar import BlockType
 EVENT_TIME = "EVENT_TIME_ORDERING"
 COMMIT_TIME = "COMMIT_TIME_ORDERING"
 KEY_FIELD = "_hoodie_record_key"
+_RAW_LOGICAL = {"timestamp-millis", "timestamp-micros", "local-timestamp-millis", "local-timestamp-micros",
+                "time-millis", "time-micros"}
 _DATA_TYPES = {BlockType.avro_data_block, BlockType.parquet_data_block, BlockType.hfile_data_block}
 
 
@@ -102,13 +104,13 @@ def _same_class(a: Entry, b: Entry) -> bool:
     return a.kind is not None and a.kind == b.kind and a.ordering is not None and len(a.ordering) == 1
 
 
-def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int = 8) -> Entry:
+def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int = 8, from_log: bool = True) -> Entry:
     """The entry that survives when ``new`` (read later) meets ``old``, both from the log.
 
     Table version 6 follows Hudi 0.x, whatever the merge mode: a delete after a record loses only when its
     ordering value is not the default, of the same class and smaller (``processNextDeletedRecord``); a record
     after a delete always wins (the payload's ``preCombine`` of an empty record). Version 8+ follows Hudi 1.x's
-    file group reader by merge mode."""
+    file group reader by merge mode; ``from_log`` False means ``old`` is the base file's row."""
     if old is None:
         return new
     if table_version < 8:
@@ -121,9 +123,13 @@ def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int =
     if merge_mode != EVENT_TIME:
         return new
     if new.is_delete:
+        if old.is_delete and old.default_ordering:
+            return old  # 1.x keeps the processing-time delete it holds
         if new.default_ordering or ordering_ge(new.ordering, old.ordering):
             return new
-        return old
+        # 1.x doProcessNextDeletedRecord keeps the earlier log entry only for an ordering value of its class;
+        # a base row meets the delete in merge(), which has no class check
+        return old if not from_log or _same_class(old, new) else new
     if old.is_delete:
         if old.default_ordering:
             return new
@@ -162,7 +168,9 @@ class MergedLogScanner:
         if isinstance(t, list):
             t = [x for x in t if x != "null"]
             t = t[0] if len(t) == 1 else None
-        if isinstance(t, dict) and "logicalType" not in t:
+        if isinstance(t, dict) and t.get("logicalType") in _RAW_LOGICAL:
+            t = t.get("type")  # Java holds these as their raw Integer/Long, as the delete wrappers do
+        elif isinstance(t, dict) and "logicalType" not in t:
             t = t.get("type")
         return t.upper() if isinstance(t, str) and t in ("int", "long", "float", "double", "string", "boolean") \
             else None
@@ -316,4 +324,4 @@ def combine_with_base(base: Entry, log: Entry, merge_mode: str, table_version: i
     keeps it when the delete carries a real, smaller ordering value."""
     if table_version < 8 and log.is_delete:
         return log
-    return combine(base, log, merge_mode)
+    return combine(base, log, merge_mode, from_log=False)

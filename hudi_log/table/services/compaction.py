@@ -23,7 +23,8 @@ Run (``run_compaction``):
   completed write instant before the compaction — the same merge a snapshot query does — and written
   as ``{fileId}_{writeToken}_{compactionInstant}.parquet`` (GZIP): meta columns kept (records keep
   their ``_hoodie_commit_time`` / seqno), ``_hoodie_file_name`` set to the new file's name, footer keys
-  ``hoodie_min_record_key`` / ``hoodie_max_record_key``.
+  the bloom filter, ``hoodie_min_record_key`` / ``hoodie_max_record_key`` (``base_file``), the filter
+  sized by the run's options over the table's properties.
 * Completes as ``commit`` (``{ts}.commit`` / ``{ts}_{completion}.commit``) with ``HoodieCommitMetadata``:
   ``compacted`` true, ``operationType`` COMPACT, one write stat per new file (``prevCommit`` = the
   slice's base instant, ``prevBaseFile``, log counts and sizes), ``extraMetadata.schema``.
@@ -46,6 +47,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ...format.content.bloom import BloomFilterError, BloomOptions
 from ...format.reader import open_log
 from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
 from ...format.grammar import BlockType
@@ -57,7 +59,7 @@ from ..errors import ConcurrentWriterError
 from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
-from ..view.base_file import base_file_name, write_base_file
+from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..timeline.pending import pending_plans
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
@@ -270,7 +272,8 @@ def _remove_partial_files(table: HudiTable, plan: CompactionPlan) -> list[str]:
     return removed
 
 
-def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op: CompactionOperation) -> dict:
+def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op: CompactionOperation,
+                   bloom: BloomOptions) -> dict:
     """Merge one planned slice into its new base file; the write stat."""
     folder = table.path / op.partition if op.partition else table.path
     base_path = folder / op.base_file if op.base_file else None
@@ -287,7 +290,7 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     merged = merged.set_column(merged.schema.get_field_index(FILE_NAME), FILE_NAME,
                                pa.array([name] * merged.num_rows, pa.string()))
     keys = merged.column(RECORD_KEY).to_pylist()
-    size = write_base_file(folder / name, merged, schema, [k for k in keys if k is not None])
+    size = write_base_file(folder / name, merged, schema, bloom)
     base_seq: dict = {}
     if base_path is not None:
         bt = pq.read_table(base_path, columns=[RECORD_KEY, COMMIT_SEQNO])
@@ -318,6 +321,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
         table = HudiTable(path)
         if guard_change(table.path, table.properties, options, "the compaction") is not table.properties:
             table = HudiTable(path)
+        bloom = _bloom_options(table, options)
         pending = pending_compactions(table)
         if instant is None:
             if not pending:
@@ -328,13 +332,21 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
                                         f"(heartbeat {heartbeat_age(table.path, instant):.1f} s old)")
         beat = Heartbeat(table.path, instant, config).start() if instant in pending else None
     try:
-        return _run_compaction(path, instant, config)
+        return _run_compaction(path, instant, config, bloom)
     finally:
         if beat is not None:
             beat.stop()
 
 
-def _run_compaction(path, instant: str, config) -> WriteResult:
+def _bloom_options(table: HudiTable, options: Mapping | None) -> BloomOptions:
+    """The bloom filter of the new base files; options Java refuses are refused before anything starts."""
+    try:
+        return bloom_options(table.properties.to_dict(), options)
+    except BloomFilterError as e:
+        raise CompactionError(table.path, str(e)) from None
+
+
+def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
     if instant not in pending:
@@ -356,7 +368,7 @@ def _run_compaction(path, instant: str, config) -> WriteResult:
     if schema is None:
         raise CompactionError(table.path, "the table has no schema to write base files with")
     ctx = table.plan(query="snapshot", as_of=bound).context
-    stats = [_compact_slice(table, ctx, schema, instant, n, op) for n, op in enumerate(plan.operations)]
+    stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
     by_partition: dict[str, list] = {}
     for s in stats:
         by_partition.setdefault(s["partitionPath"], []).append(s)
@@ -372,6 +384,7 @@ def _run_compaction(path, instant: str, config) -> WriteResult:
 
 def compact(path, options: Mapping | None = None) -> WriteResult | None:
     """Schedule a compaction and run it; None when there was nothing to compact."""
+    _bloom_options(HudiTable(path), options)  # refused before a plan is written
     instant = schedule_compaction(path, options)
     return None if instant is None else run_compaction(path, instant, options)
 

@@ -6,21 +6,32 @@
 * ``_hoodie_commit_seqno`` = ``{instant}_{taskPartitionId}_{n}`` with n counting from 0 per file,
   ``_hoodie_file_name`` = the base file's name;
 * footer key/values ``parquet.avro.schema`` (the writer schema with meta fields), ``writer.model.name``
-  = ``avro``, ``hoodie_min_record_key`` / ``hoodie_max_record_key``. Hudi also stores a bloom filter
-  (``org.apache.hudi.bloomfilter``); we do not (readers do not need it; our index reads keys).
+  = ``avro``, and what ``HoodieAvroWriteSupport`` adds for the record keys of the file, in row order
+  (:mod:`hudi_log.format.content.bloom`): the bloom filter ``org.apache.hudi.bloomfilter``,
+  ``hoodie_bloom_filter_type_code`` (DYNAMIC_V0 filters), ``hoodie_min_record_key`` /
+  ``hoodie_max_record_key``. Java's BLOOM and GLOBAL_BLOOM indexes find a key's file through them, so
+  every base file hudi-log writes (inserts, COW merges, compaction, Spark tasks) carries them, sized and
+  typed by Hudi's options (``hoodie.index.bloom.num_entries``, ``hoodie.index.bloom.fpp``,
+  ``hoodie.bloom.index.filter.type``, ``hoodie.bloom.index.filter.dynamic.max.entries``) from the write's
+  options over the table's properties; ``hoodie.parquet.bloom.filter.enabled=false`` without a BLOOM
+  ``hoodie.index.type`` leaves all four out, as Java's ``HoodieFileWriterFactory.enableBloomFilter`` does.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ...format.content.bloom import BloomOptions, footer_metadata
 from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
 )
 from ...log.append_handle import avro_to_arrow_schema
+from ..schema import cast_column
 
 
 def base_file_name(file_id: str, write_token: str, instant: str) -> str:
@@ -41,7 +52,7 @@ def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table
             col = table.column(f.name)
             if col.type != f.type:
                 try:
-                    col = col.cast(f.type)
+                    col = cast_column(col, f.type)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     if strict:
                         raise
@@ -73,17 +84,23 @@ def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], p
     return data
 
 
-def write_base_file(path: Path, rows: pa.Table, table_schema: dict, keys: list[str]) -> int:
-    """Write ``rows`` (meta columns included) to ``path``; returns the file size in bytes."""
+def bloom_options(table_props: Mapping, options: Mapping | None = None) -> BloomOptions:
+    """The bloom filter of base files: Hudi's options from ``options`` (a write's or a service's) over
+    the table's properties. Raises :class:`~hudi_log.format.content.bloom.BloomFilterError` on values
+    Java refuses."""
+    return BloomOptions.from_options({**dict(table_props), **dict(options or {})})
+
+
+def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: BloomOptions) -> int:
+    """Write ``rows`` (meta columns included) to ``path``; returns the file size in bytes. The record
+    keys' footer (bloom filter, min / max) comes from the rows' ``_hoodie_record_key`` in row order."""
     schema = arrow_schema_for(table_schema)
     rows = conform(rows, schema)
     footer = {
         b"parquet.avro.schema": schema_json(writer_schema(table_schema)).encode("utf-8"),
         b"writer.model.name": b"avro",
     }
-    if keys:
-        footer[b"hoodie_min_record_key"] = min(keys).encode("utf-8")
-        footer[b"hoodie_max_record_key"] = max(keys).encode("utf-8")
+    footer.update(footer_metadata(pc.drop_null(rows.column(RECORD_KEY)), bloom))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     # written aside and renamed: a killed write leaves no half Parquet file under a base file name.

@@ -39,8 +39,9 @@ groups. MERGE_ON_READ writes ``deltacommit`` instants: inserts go to new base Pa
 and deletes are appended to the file group's log as an Avro data block and a delete block (through
 :class:`~hudi_log.log.append_handle.AppendHandle`; ``hoodie.logfile.data.block.format=parquet`` writes
 Parquet data blocks; ``hoodie.logfile.data.block.max.size`` and ``hoodie.logfile.max.size`` apply). New file groups are ``{uuid}-0`` and hold at most
-``hoodie.parquet.max.file.size / record size estimate`` records (the estimate from the last commit's
-bytes per record, else ``hoodie.copyonwrite.record.size.estimate``, 1024). Hudi would also pack inserts
+``hoodie.parquet.max.file.size / record size estimate`` records (the estimate from the bytes per record of
+the last commit that wrote more than ``hoodie.parquet.small.file.limit``, 100 MiB, else
+``hoodie.copyonwrite.record.size.estimate``, 1024). Hudi would also pack inserts
 into small existing files; we always open new file groups.
 
 Several tasks: ``write_batches`` must see every record of one COW file group in a single task (two tasks
@@ -70,6 +71,7 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
@@ -85,8 +87,10 @@ from ..services.rollback import (
 from ..timeline.commit_metadata import WriteResult, write_stats
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
+from ..view.base_file import bloom_options
 from .context import (
-    DEFAULT_MAX_FILE_SIZE, DEFAULT_RECORD_SIZE_ESTIMATE, WriteContext, action_for, normalise_options, resolve_operation,
+    DEFAULT_MAX_FILE_SIZE, DEFAULT_RECORD_SIZE_ESTIMATE, DEFAULT_SMALL_FILE_LIMIT, WriteContext, action_for,
+    normalise_options, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, option
@@ -97,7 +101,11 @@ from .task import to_table, write_batches
 def _records_per_file(props: TableProperties, timeline: Timeline, options: Mapping) -> int:
     max_size = int(option(options, "hoodie.parquet.max.file.size", default=DEFAULT_MAX_FILE_SIZE))
     estimate = int(option(options, "hoodie.copyonwrite.record.size.estimate", default=DEFAULT_RECORD_SIZE_ESTIMATE))
-    # Hudi: bytes per record of the latest commit that wrote some (averageBytesPerRecord)
+    # Hudi (averageBytesPerRecord): bytes per record of the latest commit that wrote more than
+    # hoodie.record.size.estimation.threshold x hoodie.parquet.small.file.limit; a smaller commit's bytes are
+    # mostly each file's fixed footer (a bloom filter is ~430 KB), not its records
+    threshold = float(option(options, "hoodie.record.size.estimation.threshold", default="1.0")) * \
+        int(option(options, "hoodie.parquet.small.file.limit", default=str(DEFAULT_SMALL_FILE_LIMIT)))
     for inst in reversed(timeline.completed_commits()):
         try:
             md = timeline.commit_metadata(inst)
@@ -106,8 +114,8 @@ def _records_per_file(props: TableProperties, timeline: Timeline, options: Mappi
         stats = write_stats(md)
         n = sum(int(s.get("numWrites") or 0) for s in stats)
         b = sum(int(s.get("totalWriteBytes") or 0) for s in stats)
-        if n > 0 and b > 0:
-            estimate = max(b // n, 1)
+        if n > 0 and b > threshold:
+            estimate = max(-(-b // n), 1)  # Math.ceil
             break
     return max(max_size // estimate, 1)
 
@@ -259,6 +267,14 @@ def _arrow_schema_of(data) -> pa.Schema | None:
     return None
 
 
+def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
+    """Bloom filter options Java refuses are refused before the write starts (the tasks use them)."""
+    try:
+        bloom_options(props, opts)
+    except BloomFilterError as e:
+        raise WriteError(table_path, str(e)) from None
+
+
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
                 schema: pa.Schema | Mapping | None = None, defer_index: bool = False) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
@@ -274,6 +290,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
+    _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
     if schema is not None:
@@ -290,6 +307,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         create_table(table_path, opts, schema=avro_in)
     props = read_properties(table_path)
     check_table_matches(props, opts)
+    _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)

@@ -16,6 +16,8 @@ from typing import Mapping
 from .create import (
     option,
 )
+from ...format.content.bloom import BloomOptions
+from ..view.base_file import bloom_options
 from .index import DeferredIndex, FileGroupInfo, KeyIndex
 from .keygen import KeyGenerator
 from ..properties import TableProperties
@@ -25,6 +27,7 @@ from ..errors import WriteError
 OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite")
 DEFAULT_MAX_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size
 DEFAULT_RECORD_SIZE_ESTIMATE = 1024  # hoodie.copyonwrite.record.size.estimate
+DEFAULT_SMALL_FILE_LIMIT = 100 * 1024 * 1024  # hoodie.parquet.small.file.limit
 
 
 @dataclass
@@ -44,6 +47,11 @@ class WriteContext:
     @property
     def properties(self) -> TableProperties:
         return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
+
+    @property
+    def bloom(self) -> BloomOptions:
+        """The bloom filter every base file of this write carries (checked when the write began)."""
+        return bloom_options(self.props, self.options)
 
     @property
     def keygen(self) -> KeyGenerator:

@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from ...format.content.avro_arrow import spark_create_schema
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..properties import (
     BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_writable, java_date,
@@ -165,7 +166,8 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     if partitions:
         p["hoodie.table.partition.fields"] = ",".join(partitions)
     if schema is not None:
-        p["hoodie.table.create.schema"] = json.dumps(schema, separators=(",", ":"))
+        # Spark's own spelling (null last, no defaults), as Java's Spark SQL CREATE TABLE records it
+        p["hoodie.table.create.schema"] = json.dumps(spark_create_schema(schema), separators=(",", ":"))
     if version < 8:
         payload = option(options, "hoodie.datasource.write.payload.class", "hoodie.compaction.payload.class",
                          default=_PAYLOAD.format("OverwriteWithLatestAvroPayload"))

@@ -273,7 +273,7 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
                              task_partition_id=task_id)
     path = Path(ctx.table_path) / _rel(partition, name)
-    size = write_base_file(path, rows, ctx.schema, ks)
+    size = write_base_file(path, rows, ctx.schema, ctx.bloom)
     return _stat(ctx, partition, fid, _rel(partition, name), "null", numWrites=len(idx), numInserts=len(idx),
                  totalWriteBytes=size, fileSizeInBytes=size)
 
@@ -385,8 +385,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
         parts.append(conform(rows, schema))
     merged = pa.concat_tables(parts) if parts else schema.empty_table()
     path = Path(ctx.table_path) / _rel(g.partition, name)
-    all_keys = merged.column(RECORD_KEY).to_pylist()
-    size = write_base_file(path, merged, ctx.schema, all_keys)
+    size = write_base_file(path, merged, ctx.schema, ctx.bloom)
     s = _stat(ctx, g.partition, g.file_id, _rel(g.partition, name), g.base_instant,
               numWrites=merged.num_rows, numUpdateWrites=updates, numDeletes=deletes,
               numInserts=len(take_new) - updates, totalWriteBytes=size, fileSizeInBytes=size)
