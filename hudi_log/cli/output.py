@@ -200,14 +200,17 @@ def _rich_cell(value: Any) -> str:
     return escape("" if value is None else str(value))
 
 
-def progress(total: int, description: str, threshold: int = 1):
-    """A progress bar on stderr when stderr is a terminal and there is enough to do; else a no-op."""
-    if total < threshold or not stderr_is_terminal():
+def progress(total: int | None, description: str, threshold: int = 1):
+    """A progress bar on stderr when stderr is a terminal and there is enough to do; else a no-op.
+    ``total=None``: work whose size is not known ahead (a write, a compaction), shown as a pulsing bar
+    with the time elapsed. The bar never touches stdout (no redirection), so piped rows stay clean."""
+    if (total is not None and total < threshold) or not stderr_is_terminal():
         return _NoProgress()
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, TimeElapsedColumn
 
-    bar = Progress(console=Console(stderr=True), transient=True)
+    bar = Progress(*Progress.get_default_columns(), TimeElapsedColumn(), transient=True, redirect_stdout=False,
+                   redirect_stderr=False, console=Console(stderr=True, force_terminal=True))
     return _RichProgress(bar, bar.add_task(description, total=total))
 
 

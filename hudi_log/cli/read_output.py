@@ -156,4 +156,9 @@ def stream_table(schema: pa.Schema, parts: Iterable[pa.Table], slices: int, fmt:
     except BaseException:
         sink.discard()
         raise
+    finally:
+        # stopped early (--limit): end the reader now, so no slice is read past the rows asked for
+        close = getattr(parts, "close", None)
+        if close is not None:
+            close()
     return rows

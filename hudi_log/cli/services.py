@@ -8,7 +8,7 @@ import json
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options, raise_error
+from .output import fail as _fail, hudi_options, progress, raise_error
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
@@ -32,7 +32,8 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
             out = {"scheduled": scheduled}
             msg = f"scheduled compaction {scheduled}" if scheduled else "nothing to compact"
         else:
-            res = run_compaction(path, instant, opts) if instant else compact(path, opts)
+            with progress(None, "compacting"):
+                res = run_compaction(path, instant, opts) if instant else compact(path, opts)
             files = [s["path"] for s in res.write_stats] if res else []
             rows = sum(s["numWrites"] for s in res.write_stats) if res else 0
             out = {"instant": res.instant if res else None, "files": files, "rows": rows}

@@ -12,7 +12,7 @@ import json
 
 import click
 
-from .output import check_output_path, fail as _fail, hudi_options, print_table, stdout_is_terminal
+from .output import check_output_path, fail as _fail, hudi_options, print_table, progress, stdout_is_terminal
 
 
 @click.command("table")
@@ -151,7 +151,8 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = Path(path).resolve().name
     data = _read_input(input_path)
-    result = write_table(path, data, operation, options)
+    with progress(None, f"writing {data.num_rows} record(s)"):
+        result = write_table(path, data, operation, options)
     if as_json:
         click.echo(json.dumps({
             "instant": result.instant, "action": result.action, "operation": result.operation,
