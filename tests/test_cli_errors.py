@@ -23,6 +23,8 @@ def places(tmp_path_factory) -> dict[str, Path]:
          "not_table": root / "not_table", "bad_props": root / "bad_props", "jsonl": root / "rows.jsonl",
          "not_json": root / "not_json.jsonl", "schema": root / "schema.avsc", "log_dir": root / "logs"}
     p["empty_dir"].mkdir()
+    p["fifo"] = root / "fifo"
+    os.mkfifo(p["fifo"])  # an output that is not a regular file: the rename onto it would replace it
     p["not_table"].mkdir()
     p["garbage"].write_bytes(os.urandom(64).replace(b"#", b"x"))
     (p["bad_props"] / ".hoodie").mkdir(parents=True)
@@ -62,6 +64,7 @@ CASES = [
     ("salvage {log} -o {root}/nonexistent/dir/out", 2, ["{root}/nonexistent/dir/out", "does not exist"]),
     ("salvage {log} -o {empty_dir}", 2, ["{empty_dir}", "folder"]),
     ("salvage {log} -o {log}", 2, ["must not be the input"]),
+    ("salvage {log} -o {fifo}", 2, ["{fifo}", "not a regular file"]),
     ("salvage {log}", 2, ["-o"]),
     # write-block: bad instants, versions, paths
     ("write-block {jsonl} --schema {schema} --record-key uuid --instant notatime --log-file {root}/x/.f_1.log.1_0-0-0",
@@ -89,6 +92,7 @@ CASES = [
     ("read {table} --format parquet", 2, ["-o"]),
     ("read {table} --format parquet -o {empty_dir}", 2, ["{empty_dir}", "folder"]),
     ("read {table} --format jsonl -o {root}/nonexistent/dir/out", 2, ["does not exist"]),
+    ("read {table} --format jsonl -o {fifo}", 2, ["{fifo}", "not a regular file"]),
     ("read {table} --limit -1", 2, ["--limit"]),
     ("read {table} --columns nope", 2, ["nope"]),
     ("write {root}/w --input {missing}", 2, ["{missing}"]),
@@ -136,11 +140,20 @@ def test_exit_code_for_failures_in_the_middle():
     from hudi_log.cli.output import exit_code_for
     from hudi_log.errors import NotALogFileError
     from hudi_log.log.storage import StorageError
-    from hudi_log.table.errors import ConcurrencyConfigError, WriteConflictError
+    from hudi_log.table.errors import ConcurrencyConfigError, ConcurrentWriterError, WriteConflictError
 
     assert exit_code_for(StorageError("disk full")) == 3
     assert exit_code_for(WriteConflictError("t", "conflict")) == 3
     assert exit_code_for(ConcurrencyConfigError("t", "bad lock option")) == 2
+    assert exit_code_for(ConcurrentWriterError("t", "instant 1 is held by a live writer")) == 2
     assert exit_code_for(NotALogFileError("f", 0, "magic", "no")) == 2
     assert exit_code_for(FileNotFoundError(2, "No such file", "f")) == 2
     assert exit_code_for(OSError(5, "I/O error")) == 3
+
+
+def test_refused_outputs_stay_what_they_were(places):
+    """After the cases above: the FIFO they were refused to write is still a FIFO (a temporary file
+    renamed onto it would have replaced it, as it once replaced /dev/full)."""
+    import stat
+
+    assert stat.S_ISFIFO(os.stat(places["fifo"]).st_mode)

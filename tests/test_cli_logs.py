@@ -133,6 +133,23 @@ def test_salvage_drops_content_damage_and_says_so(tmp_path):
     assert run("validate", out).exit_code == 0
 
 
+def test_salvage_output_through_a_symlink_with_the_usual_mode(tmp_path):
+    """The output is written under a temporary name and renamed: through a symlink the target is
+    written (the link stays), with the mode a new file gets (not the temporary file's private 0600)."""
+    log = make_log(tmp_path / "in", blocks=1)
+    link = tmp_path / "link.log"
+    link.symlink_to(tmp_path / "target.log")
+    old = os.umask(0o022)
+    try:
+        r = run("salvage", log, "-o", link)
+    finally:
+        os.umask(old)
+    assert r.exit_code == 0, r.output
+    assert link.is_symlink() and (tmp_path / "target.log").read_bytes() == log.read_bytes()
+    assert (tmp_path / "target.log").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".salvage-")] == []
+
+
 def test_salvage_recovers_blocks_behind_a_damaged_first_magic(tmp_path):
     log = make_log(tmp_path / "m")
     blocks = list(open_log(log))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from typing import Any
 
 import click
@@ -24,7 +23,7 @@ from ..format.reader import open_log
 from ..format.validate import FileReport, iter_checked, validate_log_file
 from .inputs import expand
 from .output import (EXIT_DAMAGED, EXIT_INPUT, check_output_path, dumps, error_message, fail, os_error, print_table,
-                     plain_lines, progress, stdout_is_terminal, warn)
+                     plain_lines, progress, stdout_is_terminal, temp_beside, warn)
 
 _FILES = click.argument("files", nargs=-1, required=True)
 
@@ -261,12 +260,16 @@ def salvage(file: str, output: str) -> None:
         fail(f"{file}: no such file (check the path)")
     if os.path.exists(output) and os.path.samefile(file, output):
         fail(f"{output}: the output must not be the input file (give another name)")
-    check_output_path(output)
+    target = check_output_path(output)
     kept = 0
     dropped = []
-    fd, tmp = tempfile.mkstemp(prefix=".salvage-", dir=os.path.dirname(os.path.abspath(output)))
     try:
-        with os.fdopen(fd, "wb") as out, open(file, "rb") as src:
+        src = open(file, "rb")
+    except OSError as e:
+        raise os_error(file, e) from None
+    tmp = temp_beside(target, ".salvage-")
+    try:
+        with src, open(tmp, "wb") as out:
             for index, block, problem in iter_checked(file, deep=True):
                 if problem is not None:
                     dropped.append(problem)
@@ -278,7 +281,7 @@ def salvage(file: str, output: str) -> None:
             os.fsync(out.fileno())
         if not kept:
             fail(f"{file}: no intact block to salvage; {output} not written")
-        os.replace(tmp, output)
+        os.replace(tmp, target)
     except OSError as e:
         raise os_error(output, e) from None
     finally:

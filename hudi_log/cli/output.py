@@ -6,7 +6,8 @@ Errors: one line on stderr, ``hudi-log: <file or table>: <what is wrong> (<what 
 * 0: done;
 * 2: a usage or input error (bad option, missing or unreadable file, not a log file / table, bad instant),
   found before anything was changed;
-* 3: an operation failed in the middle (storage error, a concurrent writer, a lost lock or instant);
+* 3: an operation failed in the middle (storage error, a conflicting concurrent commit, a lost lock or
+  instant); a live writer holding the instant is refused up front (2);
 * ``validate`` keeps its own contract: 0 all intact, 1 some block damaged, 2 a file cannot be read;
   ``records`` exits 2 after printing what it could when it skipped damage (unless ``--skip-damaged``).
 
@@ -75,10 +76,13 @@ def _failed_midway() -> tuple[type, ...]:
     # imported here: the CLI's start-up stays light, and these modules sit in lower layers
     from ..log.storage import StorageError
     from ..log.writer import LogWriterError
-    from ..table.errors import ConcurrencyConfigError, ConcurrencyError
+    from ..table.errors import ConcurrencyConfigError, ConcurrencyError, ConcurrentWriterError
     from ..table.timeline.writer import TimelineWriteError
 
-    return (StorageError, LogWriterError, TimelineWriteError, ConcurrencyError), (ConcurrencyConfigError,)
+    # refused up front, before anything changed: an unsupported concurrency option, or a live writer's
+    # instant (retry once it is done); the other concurrency errors come after work was done
+    return (StorageError, LogWriterError, TimelineWriteError, ConcurrencyError), (ConcurrencyConfigError,
+                                                                                  ConcurrentWriterError)
 
 
 def exit_code_for(e: BaseException) -> int:
@@ -132,15 +136,40 @@ def warn(message: str) -> None:
     click.echo(f"hudi-log: {' '.join(message.split())}", err=True)
 
 
-def check_output_path(path: str) -> None:
-    """Refuse an output path that cannot be written, before any work is done (exit 2)."""
+def check_output_path(path: str) -> str:
+    """Refuse an output path that cannot be written, before any work is done (exit 2); the path to write.
+
+    Outputs are written under a temporary name beside them and renamed when complete, so a device, pipe
+    or socket is refused (the rename would replace it with a plain file), and a symbolic link gives its
+    target (the link stays a link)."""
     if os.path.isdir(path):
         fail(f"{path}: is a folder (give a file name for the output)")
-    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(path) and not os.path.isfile(path):
+        fail(f"{path}: is not a regular file (a device, pipe or socket; give a file name for the output)")
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    parent = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(parent):
         fail(f"{path}: folder {parent} does not exist (create it first)")
     if not os.access(parent, os.W_OK):
         fail(f"{path}: folder {parent} is not writable (check the permissions)")
+    return target
+
+
+def temp_beside(path: str, prefix: str) -> str:
+    """A new empty temporary file in ``path``'s folder (renamed onto ``path`` once complete); an error
+    names ``path``, not the temporary name."""
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=os.path.dirname(os.path.abspath(path)))
+    except OSError as e:
+        raise os_error(path, e) from None
+    # mkstemp makes it private (0600); the output gets the mode a plain new file would have
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
+    os.close(fd)
+    return tmp
 
 
 def hudi_options(pairs) -> dict[str, str]:

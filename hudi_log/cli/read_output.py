@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Iterable, Optional
 
 import click
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .output import dumps, progress, stderr_is_terminal, stdout_is_terminal
+from .output import dumps, os_error, progress, stderr_is_terminal, stdout_is_terminal, temp_beside
 
 BATCH_ROWS = 65536
 _TERMINAL_ROWS = 1000  # rows per rich table on a terminal
@@ -69,8 +68,7 @@ class _Sink:
         self.pending: list[tuple] = []
         self.rich = fmt == "table" and output is None and stdout_is_terminal()
         if output:
-            fd, self.tmp = tempfile.mkstemp(prefix=".hudi-log-read-", dir=os.path.dirname(os.path.abspath(output)))
-            os.close(fd)
+            self.tmp = temp_beside(output, ".hudi-log-read-")
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
@@ -79,6 +77,17 @@ class _Sink:
             self.file = open(self.tmp, "w", encoding="utf-8") if self.tmp else sys.stdout
 
     def write(self, batch: pa.RecordBatch) -> None:
+        try:
+            self._write(batch)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def _failed(self, e: OSError) -> BaseException:
+        # a write error (disk full) names the output, not its temporary name; a closed pipe stays what it
+        # is (the CLI stops quietly, as `| head` expects)
+        return e if isinstance(e, BrokenPipeError) else os_error(self.output or "standard output", e)
+
+    def _write(self, batch: pa.RecordBatch) -> None:
         if self.fmt == "parquet":
             self.writer.write_batch(batch)
         elif self.fmt == "jsonl":
@@ -103,6 +112,14 @@ class _Sink:
             self.shown += len(part)
 
     def close(self, rows: int) -> None:
+        try:
+            self._close()
+        except OSError as e:
+            raise self._failed(e) from None
+        if self.output or self.rich:
+            click.echo(f"{rows} row(s)" + (f" written to {self.output}" if self.output else ""), err=bool(self.output))
+
+    def _close(self) -> None:
         if self.fmt == "parquet":
             self.writer.close()
         elif self.tmp:
@@ -116,8 +133,6 @@ class _Sink:
         if self.tmp:
             os.replace(self.tmp, self.output)
             self.tmp = None
-        if self.output or self.rich:
-            click.echo(f"{rows} row(s)" + (f" written to {self.output}" if self.output else ""), err=bool(self.output))
 
     def discard(self) -> None:
         if self.tmp and os.path.exists(self.tmp):

@@ -75,7 +75,7 @@ def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output):
     if fmt == "parquet" and not output:
         raise click.UsageError("--format parquet needs -o OUT")
     if output:
-        check_output_path(output)
+        output = check_output_path(output)
     from ..table import HudiTable, iter_plan
 
     cols = [c.strip() for c in columns.split(",")] if columns else None
