@@ -169,6 +169,61 @@ def test_salvage_recovers_blocks_behind_a_damaged_first_magic(tmp_path):
     assert not (tmp_path / "j.out").exists()
 
 
+def test_validate_refuses_what_only_the_columnar_decoder_accepts(tmp_path):
+    """Damage the columnar decoder reads past: a union branch index out of range (polars takes any index
+    but null's for the value; Java's GenericDatumReader and fastavro fail) and a damaged content version
+    (polars does not read it). validate, records and salvage all call such a block damaged."""
+    for name, where, value in (("union", 8 + 4, b"\x06"), ("version", 0, b"\x80")):
+        log = make_log(tmp_path / name, blocks=2)
+        b = list(open_log(log))[1]
+        if name == "union":
+            # the first datum opens with _hoodie_commit_time's union index: 0x02 (branch 1, string)
+            assert log.read_bytes()[b.content_offset + where] == 0x02
+        overwrite(log, b.content_offset + where, value)
+        assert b.to_arrow().num_rows == 4 if name == "union" else True  # what made validate say OK before
+        r = run("validate", log)
+        assert r.exit_code == 1 and f"block (AVRO_DATA_BLOCK) 1 at offset {b.offset}" in r.stdout, (name, r.output)
+        r = run("records", log)
+        assert r.exit_code == 2 and f"skipped block 1 at offset {b.offset}" in r.stderr, (name, r.output)
+        r = run("salvage", log, "-o", tmp_path / f"{name}.out")
+        assert r.exit_code == 0 and "kept 1 intact block(s), dropped 1 damaged" in r.stdout, (name, r.output)
+
+
+def test_validate_prints_no_panic_text(tmp_path):
+    """A string length running past its datum makes polars panic; its Rust panic hook writes a message and
+    a backtrace straight to file descriptor 2. validate keeps that off stderr (one process, real fds)."""
+    import subprocess
+    import sys
+
+    log = make_log(tmp_path / "p", blocks=1, rows=1)
+    raw = log.read_bytes()
+    at = raw.rindex(b"\x08u0-0")  # the uuid's length (4, zigzag 8) in the only datum
+    overwrite(log, at, b"\x7e")  # 63 bytes: past the end of the datum
+    r = subprocess.run([sys.executable, "-m", "hudi_log.cli", "validate", str(log)], capture_output=True, text=True,
+                       env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert r.returncode == 1 and "DAMAGED" in r.stdout, r.stdout + r.stderr
+    assert r.stderr == "", r.stderr[:500]
+
+
+def test_records_checks_header_values_and_parquet_pages(corpus_dir, tmp_path):
+    """Blocks whose rows would decode without their header (delete keys, Parquet) are still damaged when a
+    header value is (validate says so); a Parquet page whose CRC fails is damaged, not a wrong value."""
+    [deletes] = (corpus_dir / "log_files" / "valid_log_delete").glob(".*.log.*")
+    log = tmp_path / deletes.name
+    log.write_bytes(deletes.read_bytes().replace(b'{"type"', b'{"tyqe"', 1))
+    assert run("validate", log).exit_code == 1
+    r = run("records", log)
+    assert r.exit_code == 2 and "DELETE_BLOCK header value does not decode: header.SCHEMA" in r.stderr, r.output
+    [parquet] = (corpus_dir / "log_files" / "valid_log_parquet_data").glob(".*.log.*")
+    log = tmp_path / parquet.name
+    raw = bytearray(parquet.read_bytes())
+    raw[1029] ^= 1  # inside the first data page
+    log.write_bytes(bytes(raw))
+    assert run("validate", log).exit_code == 1
+    r = run("records", log)
+    assert r.exit_code == 2 and "CRC checksum verification failed" in r.stderr and r.stdout.count("\n") <= 1, r.output
+
+
 # ---- records ------------------------------------------------------------------------------------
 
 def test_records_reports_skipped_blocks_and_exits_non_zero(tmp_path):

@@ -20,7 +20,7 @@ from ..format import grammar
 from ..format.block import LogBlock
 from ..format.grammar import BlockType
 from ..format.reader import open_log
-from ..format.validate import FileReport, iter_checked, validate_log_file
+from ..format.validate import FileReport, check_block_header, iter_checked, validate_log_file
 from .inputs import expand
 from .output import (EXIT_DAMAGED, EXIT_INPUT, check_output_path, dumps, error_message, fail, os_error, print_table,
                      plain_lines, progress, stdout_is_terminal, temp_beside, warn)
@@ -147,18 +147,24 @@ def records(files: tuple[str, ...], limit: int | None, as_json: bool, skip_damag
             for index, block, problem in iter_checked(path, deep=False):
                 if limit is not None and n >= limit:
                     break
-                if problem is None:
+                if problem is not None:
+                    warn(f"{path}: skipped damaged span {index} at offset {problem.offset} "
+                         f"({problem.length} bytes): {problem.rule}: {problem.reason}")
+                    skipped += 1
+                    continue
+                # a malformed header (a SCHEMA that is not JSON, no INSTANT_TIME) damages the block even
+                # where its rows would decode without it (delete keys, Parquet): validate says so too
+                why = None
+                if found := check_block_header(block):
+                    why = f"header value does not decode: {found[1]}: {found[2]}"
+                else:
                     try:
                         rows = _block_rows(block)
                     except HudiLogError as e:
-                        problem_text = e.message if hasattr(e, "message") else str(e)
-                        warn(f"{path}: skipped block {index} at offset {block.offset} ({block.length} bytes): "
-                             f"{block.block_type_name} content does not decode: {problem_text}")
-                        skipped += 1
-                        continue
-                else:
-                    warn(f"{path}: skipped damaged span {index} at offset {problem.offset} "
-                         f"({problem.length} bytes): {problem.rule}: {problem.reason}")
+                        why = f"content does not decode: {e.message if hasattr(e, 'message') else e}"
+                if why:
+                    warn(f"{path}: skipped block {index} at offset {block.offset} ({block.length} bytes): "
+                         f"{block.block_type_name} {why}")
                     skipped += 1
                     continue
                 for row in rows[: None if limit is None else limit - n]:

@@ -144,7 +144,9 @@ class LogBlock:
     def records(self, reader_schema: Mapping | None = None) -> list[dict[str, Any]]:
         """Records of an Avro data / CDC block (writer schema from SCHEMA), Parquet or HFile block."""
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
-            table = self.table()
+            # page CRCs checked (cheap beside making Python objects): a flipped bit inside a page would
+            # otherwise come back as a wrong value, as validate would not let it
+            table = self.table(verify_checksums=True)
             try:
                 return table.to_pylist()
             except Exception as e:  # damaged values surface only when converted (UTF-8, ranges)
