@@ -54,3 +54,9 @@ def test_read_on_a_terminal_gathers_slices_into_one_table(corpus_tables, monkeyp
     assert r.stdout.strip().splitlines()[-1] == "8 row(s)"
     r = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["read", str(root), "--limit", "3"])
     assert r.exit_code == 0 and "rows 1-3" in r.stdout and r.stdout.strip().splitlines()[-1] == "3 row(s)"
+
+
+def test_read_columns_each_once(corpus_tables):
+    root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
+    r = CliRunner().invoke(cli, ["read", str(root), "--columns", " rider, rider ,fare,"])
+    assert r.exit_code == 0 and r.stdout.splitlines()[0] == "rider\tfare", r.output

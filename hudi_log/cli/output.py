@@ -179,6 +179,8 @@ def hudi_options(pairs) -> dict[str, str]:
         if "=" not in kv:
             fail(f"--option {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
+        if not k.strip():
+            fail(f"--option {kv!r}: no key before '=' (expected KEY=VALUE)")
         out[k.strip()] = v.strip()
     return out
 

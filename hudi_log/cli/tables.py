@@ -78,11 +78,16 @@ def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output):
         output = check_output_path(output)
     from ..table import HudiTable, iter_plan
 
-    cols = [c.strip() for c in columns.split(",")] if columns else None
+    cols = None
+    if columns is not None:
+        # each named once, in the order given; an empty list is a mistake, not "every column"
+        cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
+        if not cols:
+            raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
     try:
         plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols)
     except KeyError as e:  # a column the table does not have
-        _fail(f"{path}: no column {e} (see `hudi-log table {path}` for the schema)")
+        _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
     stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
 
 
