@@ -78,6 +78,12 @@ CASES = [
     ("write-block {jsonl} --schema {not_json} --record-key uuid --instant " + INSTANT + " --log-file {log}",
      2, ["{not_json}", "not JSON"]),
     ("write-block {missing} --schema {schema} --instant " + INSTANT + " --log-file {log}", 2, ["{missing}"]),
+    ("write-block {jsonl} --schema {schema} --record-key uuid --instant " + INSTANT + " --log-file {log} "
+     "--log-file-max-size -1", 2, ["--log-file-max-size", "-1"]),
+    ("write-block {jsonl} --schema {schema} --record-key uuid --instant " + INSTANT + " --log-file {log} "
+     "--max-block-size 0", 2, ["--max-block-size", "0"]),
+    ("write-block {jsonl} --schema {schema} --record-key uuid --instant " + INSTANT + " --log-file {log} "
+     "--task-partition-id -1", 2, ["--task-partition-id", "-1"]),
     ("write-block {jsonl} --schema {schema} --record-key uuid --instant " + INSTANT + " --table {not_table} "
      "--file-id f1", 2, ["{not_table}", "not a Hudi table", "--force"]),
     ("write-block {jsonl} --schema {schema} --record-key uuid --instant " + INSTANT + " --table {table} "

@@ -118,9 +118,9 @@ def _deletes(path: str) -> Iterator[tuple[str, Optional[str], Any]]:
               help="the table's version (default: the table's own; 6 for a log file outside any table)")
 @click.option("--input-format", type=click.Choice(["auto", "jsonl", "parquet"]), default="auto", show_default=True)
 @click.option("--table-name", default="hudi_log", show_default=True, help="record name for an inferred schema")
-@click.option("--max-block-size", type=int, default=None, help="bytes per data block (default 256 MiB)")
-@click.option("--log-file-max-size", type=int, default=None, help="roll over past this size (default 1 GiB)")
-@click.option("--task-partition-id", type=int, default=0, show_default=True, help="for the write token and seqno")
+@click.option("--max-block-size", type=click.IntRange(min=1), default=None, help="bytes per data block (default 256 MiB)")
+@click.option("--log-file-max-size", type=click.IntRange(min=1), default=None, help="roll over past this size (default 1 GiB)")
+@click.option("--task-partition-id", type=click.IntRange(min=0), default=0, show_default=True, help="for the write token and seqno")
 @click.option("--force", is_flag=True, help="write into a table even when --instant is not pending on its timeline")
 @click.option("--json", "as_json", is_flag=True, help="print the write stats as JSON")
 def write_block(
