@@ -60,3 +60,14 @@ def test_read_columns_each_once(corpus_tables):
     root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
     r = CliRunner().invoke(cli, ["read", str(root), "--columns", " rider, rider ,fare,"])
     assert r.exit_code == 0 and r.stdout.splitlines()[0] == "rider\tfare", r.output
+
+
+def test_table_piped_keeps_whole_file_names(corpus_tables):
+    """`table` piped: plain sections, every log file's full name (rich used to cut them at 80 columns)."""
+    root = corpus_tables["quickstart_trips_table_mor_avro_v8_trips_8i3u1d"]
+    r = CliRunner().invoke(cli, ["table", str(root)])
+    assert r.exit_code == 0 and "…" not in r.stdout
+    logs = sorted(p.name for p in root.glob("city=*/.*.log.*"))
+    assert logs and all(name in r.stdout for name in logs)
+    slices = r.stdout.split("# file slices\n")[1].splitlines()
+    assert slices[0] == "partition\tfile id\tbase instant\tbase file\tlog files\tsize"

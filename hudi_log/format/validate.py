@@ -9,6 +9,10 @@ content up front the way those classes would, and reports a block that does not 
 with its index, offset and the reason, so ``hudi-log validate`` cannot say OK for a file a reader then
 fails on. ``deep=False`` keeps the framing-only check (fast: no content is read).
 
+Avro blocks are decoded the fast, columnar way only when that decode is proven faithful (its rows
+re-encode to the block's bytes); the columnar decoder reads past some damage Java's reader fails on,
+so anything else goes through the strict record path (:func:`_columnar_round_trips`).
+
 Header values checked (``HoodieLogBlock.HeaderMetadataType``): INSTANT_TIME and TARGET_INSTANT_TIME are
 instant times (:func:`instant_time_problem`), COMPACTED_BLOCK_TIMES a comma-separated list of them,
 COMMAND_BLOCK_TYPE a known ``HoodieCommandBlockTypeEnum`` ordinal, SCHEMA an Avro schema in JSON.
