@@ -246,7 +246,7 @@ def test_cli_records_marks_deletes(corpus_dir):
              for d in ("valid_log_delete", "valid_log_parquet_data", "valid_log_avro_data")]
     r = CliRunner().invoke(cli, ["records", "--json", *map(str, files)])
     assert r.exit_code == 0, r.output
-    rows = [json.loads(line) for line in r.output.splitlines()]
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
     deletes = [x for x in rows if x["_delete"]]
     assert {d["record"]["record_key"] for d in deletes} == {
         "e96c4396-3fad-413a-a942-4cb36106d721", "9909a8b1-2d15-4d3d-8ec9-efc48c536a00",
@@ -254,7 +254,7 @@ def test_cli_records_marks_deletes(corpus_dir):
     }
     assert any(not x["_delete"] and x["record"].get("_hoodie_record_key") for x in rows)
     r = CliRunner().invoke(cli, ["records", "--json", "--limit", "2", *map(str, files)])
-    assert len(r.output.splitlines()) == 2
+    assert len(r.stdout.splitlines()) == 2
 
 
 def test_console_script_runs():

@@ -8,7 +8,7 @@ import json
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options
+from .output import fail as _fail, hudi_options, progress, raise_error
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
@@ -32,14 +32,15 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
             out = {"scheduled": scheduled}
             msg = f"scheduled compaction {scheduled}" if scheduled else "nothing to compact"
         else:
-            res = run_compaction(path, instant, opts) if instant else compact(path, opts)
+            with progress(None, "compacting"):
+                res = run_compaction(path, instant, opts) if instant else compact(path, opts)
             files = [s["path"] for s in res.write_stats] if res else []
             rows = sum(s["numWrites"] for s in res.write_stats) if res else 0
             out = {"instant": res.instant if res else None, "files": files, "rows": rows}
             msg = (f"compaction {res.instant}: {len(files)} base file(s), {rows} row(s)" if res
                    else "nothing to compact")
     except HudiLogError as e:
-        _fail(str(e))
+        raise_error(e)
     click.echo(json.dumps(out) if as_json else msg)
 
 
@@ -55,7 +56,7 @@ def clean_cmd(path, retain_commits, as_json, extra):
     try:
         instant = clean(path, retain_commits=retain_commits, options=hudi_options(extra))
     except HudiLogError as e:
-        _fail(str(e))
+        raise_error(e)
     click.echo(json.dumps({"clean": instant}) if as_json else
                (f"clean {instant}" if instant else "nothing to clean"))
 
@@ -72,5 +73,5 @@ def rollback_cmd(path, instant, extra):
     try:
         done = rollback(path, instant, options=hudi_options(extra))
     except HudiLogError as e:
-        _fail(str(e))
+        raise_error(e)
     click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name})")

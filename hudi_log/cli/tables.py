@@ -9,25 +9,22 @@ Errors (bad input, incompatible schema, another table type or version) print one
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
-from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options
+from .output import check_output_path, fail as _fail, hudi_options, print_table, progress, stdout_is_terminal
 
 
 @click.command("table")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def table_cmd(path, as_json):
-    """Show a Hudi table: properties, timeline, partitions / file groups / slices."""
+    """Show a Hudi table: properties, timeline, partitions / file groups / slices (full file names; on a
+    terminal as tables, else as plain tab-separated sections)."""
     from ..table import HudiTable
-    try:
-        t = HudiTable(path)
-        view = t.view()
-    except HudiLogError as e:
-        raise click.ClickException(str(e))
+
+    t = HudiTable(path)
+    view = t.view()
     data = {
         "properties": t.properties.to_dict(),
         "checksum_ok": t.properties.checksum_ok(),
@@ -37,76 +34,61 @@ def table_cmd(path, as_json):
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
         return
-    from rich.console import Console
-    from rich.table import Table
-    con = Console()
-    pt = Table(title=f"{t.properties.name} (version {t.properties.version}, {t.properties.table_type})")
-    pt.add_column("key")
-    pt.add_column("value", overflow="fold")
-    for k, v in sorted(data["properties"].items()):
-        pt.add_row(k, v)
-    con.print(pt)
-    tt = Table(title="timeline")
-    for c in ("instant", "action", "state", "completion time"):
-        tt.add_column(c)
-    for i in t.timeline.instants:
-        tt.add_row(i.requested_time, i.action, i.state, i.completion_time or "")
-    con.print(tt)
-    ft = Table(title="file slices")
-    for c in ("partition", "file id", "base instant", "base file", "log files", "size"):
-        ft.add_column(c)
-    for part, groups in view.file_groups.items():
-        for g in groups:
-            for s in g.slices:
-                ft.add_row(part or "(root)", g.file_id, s.base_instant, s.base_file.name if s.base_file else "",
-                           "\n".join(f"{lf.name} ({lf.size})" for lf in s.log_files), str(s.total_size))
-    con.print(ft)
+    plain = not stdout_is_terminal()
+    title = f"{t.properties.name} (version {t.properties.version}, {t.properties.table_type})"
+    sections = [
+        (title, ("key", "value"), sorted(data["properties"].items())),
+        ("timeline", ("instant", "action", "state", "completion time"),
+         [(i.requested_time, i.action, i.state, i.completion_time or "") for i in t.timeline.instants]),
+        ("file slices", ("partition", "file id", "base instant", "base file", "log files", "size"),
+         [(part or "(root)", g.file_id, s.base_instant, s.base_file.name if s.base_file else "",
+           (", " if plain else "\n").join(f"{lf.name} ({lf.size})" for lf in s.log_files), s.total_size)
+          for part, groups in view.file_groups.items() for g in groups for s in g.slices]),
+    ]
+    for n, (name, columns, rows) in enumerate(sections):
+        if plain:
+            click.echo(("" if n == 0 else "\n") + f"# {name}")
+        print_table(name, columns, rows)
+
+
+_BATCH_ROWS = 65536
 
 
 @click.command("read")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=click.Path(file_okay=False))
 @click.option("--query", type=click.Choice(["snapshot", "read_optimized", "incremental"]), default="snapshot")
 @click.option("--as-of", default=None, help="Time travel: snapshot as of this instant.")
 @click.option("--begin", default=None, help="Incremental: exclusive lower bound.")
 @click.option("--end", default=None, help="Incremental: inclusive upper bound (default latest).")
 @click.option("--columns", default=None, help="Comma-separated columns.")
-@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="Stop after N rows.")
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table",
+              help="table: a table on a terminal, tab-separated text otherwise; jsonl; parquet (needs -o).")
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
-def read_cmd(path, query, as_of, begin, end, columns, fmt, output):
-    """Read a Hudi table (snapshot, time travel, read-optimized or incremental)."""
-    from ..table import read_table
-    cols = [c.strip() for c in columns.split(",")] if columns else None
-    try:
-        t = read_table(path, query=query, as_of=as_of, begin=begin, end=end, columns=cols)
-    except (HudiLogError, KeyError) as e:
-        raise click.ClickException(str(e))
-    if fmt == "parquet":
-        if not output:
-            raise click.ClickException("--format parquet needs -o OUT")
-        import pyarrow.parquet as pq
-        pq.write_table(t, output)
-        return
-    if fmt == "jsonl":
-        lines = [json.dumps(r, default=str) for r in t.to_pylist()]
-        text = "\n".join(lines) + ("\n" if lines else "")
-        if output:
-            with open(output, "w") as f:
-                f.write(text)
-        else:
-            click.echo(text, nl=False)
-        return
-    from rich.console import Console
-    from rich.table import Table
-    rt = Table(title=f"{t.num_rows} rows")
-    for c in t.column_names:
-        rt.add_column(c, overflow="fold")
-    for r in t.to_pylist():
-        rt.add_row(*["" if v is None else str(v) for v in r.values()])
+def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output):
+    """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
+
+    Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices.
+    """
+    from .read_output import stream_table
+
+    if fmt == "parquet" and not output:
+        raise click.UsageError("--format parquet needs -o OUT")
     if output:
-        with open(output, "w") as f:
-            Console(file=f, width=200).print(rt)
-    else:
-        Console(file=sys.stdout).print(rt)
+        output = check_output_path(output)
+    from ..table import HudiTable, iter_plan
+
+    cols = None
+    if columns is not None:
+        # each named once, in the order given; an empty list is a mistake, not "every column"
+        cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
+        if not cols:
+            raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
+    try:
+        plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols)
+    except KeyError as e:  # a column the table does not have
+        _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+    stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
 
 
 def _read_input(path: str):
@@ -174,10 +156,8 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = Path(path).resolve().name
     data = _read_input(input_path)
-    try:
+    with progress(None, f"writing {data.num_rows} record(s)"):
         result = write_table(path, data, operation, options)
-    except HudiLogError as e:
-        _fail(str(e))
     if as_json:
         click.echo(json.dumps({
             "instant": result.instant, "action": result.action, "operation": result.operation,

@@ -144,7 +144,9 @@ class LogBlock:
     def records(self, reader_schema: Mapping | None = None) -> list[dict[str, Any]]:
         """Records of an Avro data / CDC block (writer schema from SCHEMA), Parquet or HFile block."""
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
-            table = self.table()
+            # page CRCs checked (cheap beside making Python objects): a flipped bit inside a page would
+            # otherwise come back as a wrong value, as validate would not let it
+            table = self.table(verify_checksums=True)
             try:
                 return table.to_pylist()
             except Exception as e:  # damaged values surface only when converted (UTF-8, ranges)
@@ -211,15 +213,16 @@ class LogBlock:
         except DeletePayloadError as e:
             raise ContentError(self.path, self.content_offset + 8, "payload", str(e)) from e
 
-    def table(self):
-        """A Parquet data block's rows as a pyarrow Table."""
+    def table(self, verify_checksums: bool = False):
+        """A Parquet data block's rows as a pyarrow Table (``verify_checksums``: check the pages' CRCs
+        where the writer stored them, as validation does)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         self._require(BlockType.parquet_data_block)
         self._parse_content(HudiLog.ParquetContent)  # checks both magics
         try:
-            return pq.read_table(pa.BufferReader(self.content()))
+            return pq.read_table(pa.BufferReader(self.content()), page_checksum_verification=verify_checksums)
         except Exception as e:
             raise ContentError(self.path, self.content_offset, "parquet", str(e)) from e
 
