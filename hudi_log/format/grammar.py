@@ -124,6 +124,13 @@ def write(obj, size: int) -> bytes:
     return io.to_byte_array()
 
 
+def map_entries(m: HudiLog.MetadataMap) -> tuple[tuple[HeaderKey, str], ...]:
+    """A parsed header/footer map's entries as (key, text). Values are UTF-8 as Java writes them;
+    one that is not raises UnicodeDecodeError (the reader reports the block as damaged rather than
+    keep a value it could not write back: Java would substitute U+FFFD)."""
+    return tuple((e.key, e.value.decode("utf-8")) for e in m.entries)
+
+
 def metadata_map(entries: Sequence[tuple[HeaderKey, str]], parent=None, root=None) -> tuple[HudiLog.MetadataMap, int]:
     """A header/footer map in the given entry order, and its size in bytes."""
     m = HudiLog.MetadataMap(None, parent, root)
@@ -133,10 +140,10 @@ def metadata_map(entries: Sequence[tuple[HeaderKey, str]], parent=None, root=Non
     for key, value in entries:
         e = HudiLog.MetadataEntry(None, m, root)
         e.key = key
-        e.value = value
-        e.value_length = len(value.encode("utf-8"))
+        e.value = value.encode("utf-8")
+        e.len_value = len(e.value)
         m.entries.append(e)
-        size += 8 + e.value_length
+        size += 8 + e.len_value
     return m, size
 
 
@@ -152,7 +159,7 @@ def avro_data_content(content_version: int, datums: Iterable[bytes]) -> bytes:
         r.len_datum = len(datum)
         c.records.append(r)
         size += 4 + r.len_datum
-    c.record_count = len(c.records)
+    c.num_records = len(c.records)
     return write(c, size)
 
 
@@ -170,7 +177,7 @@ def _probe_avro_layout() -> tuple[int, int, str]:
     # an empty content, and one record whose length is 1.
     empty = HudiLog.AvroDataContent(None, None, None)
     empty.content_version = CURRENT_AVRO_CONTENT_VERSION
-    empty.record_count = 0
+    empty.num_records = 0
     empty.records = []
     prefix = _write_unsized(empty)
     rec = HudiLog.AvroRecord(None, None, None)
@@ -276,7 +283,7 @@ def serialize_block(
     b.format_version = format_version
     if format_version == 0:
         b.block_size = len(content)
-        b.content = content
+        b.legacy_content = content
         return write(b, FRAME_PREFIX + 4 + len(content))
     b.block_type = block_type_
     b.header, header_size = metadata_map(header, b, None)
