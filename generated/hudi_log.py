@@ -889,7 +889,19 @@ class HudiLog(ReadWriteKaitaiStruct):
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, self._io, u"/types/delete_content/seq/1")
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                self._raw_payload = self._io.read_bytes(self.len_payload)
+                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
+                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
+                self.payload._read()
+            elif _on == 2:
+                pass
+                self._raw_payload = self._io.read_bytes(self.len_payload)
+                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
+                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
+                self.payload._read()
+            elif _on == 3:
                 pass
                 self._raw_payload = self._io.read_bytes(self.len_payload)
                 _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
@@ -904,7 +916,13 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _fetch_instances(self):
             pass
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                self.payload._fetch_instances()
+            elif _on == 2:
+                pass
+                self.payload._fetch_instances()
+            elif _on == 3:
                 pass
                 self.payload._fetch_instances()
             else:
@@ -916,7 +934,33 @@ class HudiLog(ReadWriteKaitaiStruct):
             self._io.write_s4be(self.content_version)
             self._io.write_s4be(self.len_payload)
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw_payload)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw_payload=_io__raw_payload):
+                    self._raw_payload = _io__raw_payload.to_byte_array()
+                    if len(self._raw_payload) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
+                    parent.write_bytes(self._raw_payload)
+                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self.payload._write__seq(_io__raw_payload)
+            elif _on == 2:
+                pass
+                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw_payload)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw_payload=_io__raw_payload):
+                    self._raw_payload = _io__raw_payload.to_byte_array()
+                    if len(self._raw_payload) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
+                    parent.write_bytes(self._raw_payload)
+                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self.payload._write__seq(_io__raw_payload)
+            elif _on == 3:
                 pass
                 _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
                 self._io.add_child_stream(_io__raw_payload)
@@ -940,7 +984,19 @@ class HudiLog(ReadWriteKaitaiStruct):
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, None, u"/types/delete_content/seq/1")
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                if self.payload._root != self._root:
+                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
+                if self.payload._parent != self:
+                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+            elif _on == 2:
+                pass
+                if self.payload._root != self._root:
+                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
+                if self.payload._parent != self:
+                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+            elif _on == 3:
                 pass
                 if self.payload._root != self._root:
                     raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
@@ -1261,6 +1317,193 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _invalidate_minor_version(self):
             del self._m_minor_version
+
+    class KryoObjectArray(ReadWriteKaitaiStruct):
+        """A delete payload of content version 1 or 2: Kryo 4's writeClassAndObject of a Java
+        HoodieKey[] (1) or DeleteRecord[] (2), as Hudi's SerializationUtils wrote it (registration
+        not required, references on). The grammar describes the array's own start; its elements
+        cannot be described here, because Kryo writes a class name only where it first occurs in
+        the stream and refers back to strings and objects already written by their order of
+        appearance. Each element is: class (1 = by name, then the name's id, then the name the first
+        time), a reference marker (1 = new object, 0 = null, n = object n - 2), then the fields in
+        name order (HoodieKey: partitionPath, recordKey as reference marker + Kryo string;
+        DeleteRecord: hoodieKey as class + HoodieKey, orderingVal as class + value). hudi-log's
+        reader (hudi_log/format/content/deletes_kryo.py) decodes them.
+        
+        .. seealso::
+           Source - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieDeleteBlock.java
+        
+        
+        .. seealso::
+           Source - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/util/SerializationUtils.java
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.KryoObjectArray, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+
+        def _read(self):
+            self.class_tag = HudiLog.KryoVarint(self._io, self, self._root)
+            self.class_tag._read()
+            _ = self.class_tag
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.class_tag, self._io, u"/types/kryo_object_array/seq/0")
+            self.class_name_id = HudiLog.KryoVarint(self._io, self, self._root)
+            self.class_name_id._read()
+            _ = self.class_name_id
+            if not _.value == 0:
+                raise kaitaistruct.ValidationExprError(self.class_name_id, self._io, u"/types/kryo_object_array/seq/1")
+            self.class_name = (self._io.read_bytes_term(187, False, True, True)).decode(u"ASCII")
+            _ = self.class_name
+            if not _ == (u"[Lorg.apache.hudi.common.model.HoodieKey" if self._parent.content_version == 1 else u"[Lorg.apache.hudi.common.model.DeleteRecord"):
+                raise kaitaistruct.ValidationExprError(self.class_name, self._io, u"/types/kryo_object_array/seq/2")
+            self.reference = HudiLog.KryoVarint(self._io, self, self._root)
+            self.reference._read()
+            _ = self.reference
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.reference, self._io, u"/types/kryo_object_array/seq/3")
+            self.num_elements_plus_one = HudiLog.KryoVarint(self._io, self, self._root)
+            self.num_elements_plus_one._read()
+            _ = self.num_elements_plus_one
+            if not _.value >= 1:
+                raise kaitaistruct.ValidationExprError(self.num_elements_plus_one, self._io, u"/types/kryo_object_array/seq/4")
+            self.elements = self._io.read_bytes_full()
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            self.class_tag._fetch_instances()
+            self.class_name_id._fetch_instances()
+            self.reference._fetch_instances()
+            self.num_elements_plus_one._fetch_instances()
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.KryoObjectArray, self)._write__seq(io)
+            self.class_tag._write__seq(self._io)
+            self.class_name_id._write__seq(self._io)
+            self._io.write_bytes((self.class_name).encode(u"ASCII"))
+            self._io.write_u1(187)
+            self.reference._write__seq(self._io)
+            self.num_elements_plus_one._write__seq(self._io)
+            self._io.write_bytes(self.elements)
+            if not self._io.is_eof():
+                raise kaitaistruct.ConsistencyError(u"elements", 0, self._io.size() - self._io.pos())
+
+
+        def _check(self):
+            if self.class_tag._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"class_tag", self._root, self.class_tag._root)
+            if self.class_tag._parent != self:
+                raise kaitaistruct.ConsistencyError(u"class_tag", self, self.class_tag._parent)
+            _ = self.class_tag
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.class_tag, None, u"/types/kryo_object_array/seq/0")
+            if self.class_name_id._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"class_name_id", self._root, self.class_name_id._root)
+            if self.class_name_id._parent != self:
+                raise kaitaistruct.ConsistencyError(u"class_name_id", self, self.class_name_id._parent)
+            _ = self.class_name_id
+            if not _.value == 0:
+                raise kaitaistruct.ValidationExprError(self.class_name_id, None, u"/types/kryo_object_array/seq/1")
+            if KaitaiStream.byte_array_index_of((self.class_name).encode(u"ASCII"), 187) != -1:
+                raise kaitaistruct.ConsistencyError(u"class_name", -1, KaitaiStream.byte_array_index_of((self.class_name).encode(u"ASCII"), 187))
+            _ = self.class_name
+            if not _ == (u"[Lorg.apache.hudi.common.model.HoodieKey" if self._parent.content_version == 1 else u"[Lorg.apache.hudi.common.model.DeleteRecord"):
+                raise kaitaistruct.ValidationExprError(self.class_name, None, u"/types/kryo_object_array/seq/2")
+            if self.reference._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"reference", self._root, self.reference._root)
+            if self.reference._parent != self:
+                raise kaitaistruct.ConsistencyError(u"reference", self, self.reference._parent)
+            _ = self.reference
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.reference, None, u"/types/kryo_object_array/seq/3")
+            if self.num_elements_plus_one._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"num_elements_plus_one", self._root, self.num_elements_plus_one._root)
+            if self.num_elements_plus_one._parent != self:
+                raise kaitaistruct.ConsistencyError(u"num_elements_plus_one", self, self.num_elements_plus_one._parent)
+            _ = self.num_elements_plus_one
+            if not _.value >= 1:
+                raise kaitaistruct.ValidationExprError(self.num_elements_plus_one, None, u"/types/kryo_object_array/seq/4")
+            self._dirty = False
+
+        @property
+        def num_elements(self):
+            """Number of elements (deleted keys)."""
+            if hasattr(self, '_m_num_elements'):
+                return self._m_num_elements
+
+            self._m_num_elements = self.num_elements_plus_one.value - 1
+            return getattr(self, '_m_num_elements', None)
+
+        def _invalidate_num_elements(self):
+            del self._m_num_elements
+
+    class KryoVarint(ReadWriteKaitaiStruct):
+        """A Kryo positive varint (Output.writeVarInt(value, true)): 7 bits a byte, least significant
+        group first, the high bit set when more bytes follow; at most 5 bytes.
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.KryoVarint, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+
+        def _read(self):
+            self.groups = []
+            i = 0
+            while True:
+                _ = self._io.read_u1()
+                self.groups.append(_)
+                _ = self.groups[i]
+                if not len(self.groups) <= 5:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], self._io, u"/types/kryo_varint/seq/0")
+                if _ < 128:
+                    break
+                i += 1
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.groups)):
+                pass
+
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.KryoVarint, self)._write__seq(io)
+            for i in range(len(self.groups)):
+                pass
+                self._io.write_u1(self.groups[i])
+
+
+
+        def _check(self):
+            if len(self.groups) == 0:
+                raise kaitaistruct.ConsistencyError(u"groups", 0, len(self.groups))
+            for i in range(len(self.groups)):
+                pass
+                _ = self.groups[i]
+                if not len(self.groups) <= 5:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], None, u"/types/kryo_varint/seq/0")
+                _ = self.groups[i]
+                if (_ < 128) != (i == len(self.groups) - 1):
+                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1, _ < 128)
+
+            self._dirty = False
+
+        @property
+        def value(self):
+            """The value."""
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (((self.groups[0] % 128 + ((self.groups[1] % 128) * 128 if len(self.groups) > 1 else 0)) + ((self.groups[2] % 128) * 16384 if len(self.groups) > 2 else 0)) + ((self.groups[3] % 128) * 2097152 if len(self.groups) > 3 else 0)) + ((self.groups[4] % 128) * 268435456 if len(self.groups) > 4 else 0)
+            return getattr(self, '_m_value', None)
+
+        def _invalidate_value(self):
+            del self._m_value
 
     class MetadataEntry(ReadWriteKaitaiStruct):
         """One metadata entry; the value is text, UTF-8 encoded (Java's String.getBytes on write,

@@ -254,10 +254,91 @@ types:
         type:
           switch-on: content_version
           cases:
+            1: kryo_object_array
+            2: kryo_object_array
             3: delete_record_list
         doc: |
           The deleted keys, len_payload bytes. Version 3: Avro HoodieDeleteRecordList. Versions 1
-          and 2: Kryo-serialized Java HoodieKey[] / DeleteRecord[], kept as opaque bytes.
+          and 2 (Hudi before 0.14): a Kryo-serialized Java HoodieKey[] / DeleteRecord[].
+
+  kryo_object_array:
+    doc: |
+      A delete payload of content version 1 or 2: Kryo 4's writeClassAndObject of a Java
+      HoodieKey[] (1) or DeleteRecord[] (2), as Hudi's SerializationUtils wrote it (registration
+      not required, references on). The grammar describes the array's own start; its elements
+      cannot be described here, because Kryo writes a class name only where it first occurs in
+      the stream and refers back to strings and objects already written by their order of
+      appearance. Each element is: class (1 = by name, then the name's id, then the name the first
+      time), a reference marker (1 = new object, 0 = null, n = object n - 2), then the fields in
+      name order (HoodieKey: partitionPath, recordKey as reference marker + Kryo string;
+      DeleteRecord: hoodieKey as class + HoodieKey, orderingVal as class + value). hudi-log's
+      reader (hudi_log/format/content/deletes_kryo.py) decodes them.
+    doc-ref:
+      - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieDeleteBlock.java
+      - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/util/SerializationUtils.java
+    -webide-representation: '{class_name}: {num_elements:dec} elements'
+    seq:
+      - id: class_tag
+        type: kryo_varint
+        valid:
+          expr: _.value == 1
+        doc: Class tag, a Kryo varint; 1 = a class written by name (arrays are not registered).
+      - id: class_name_id
+        type: kryo_varint
+        valid:
+          expr: _.value == 0
+        doc: Id of the class name, a Kryo varint; 0, the first name of the stream.
+      - id: class_name
+        type: str
+        encoding: ASCII
+        terminator: 0xbb
+        valid:
+          expr: >-
+            _ == (_parent.content_version == 1 ? "[Lorg.apache.hudi.common.model.HoodieKey"
+            : "[Lorg.apache.hudi.common.model.DeleteRecord")
+        doc: |
+          The array class's binary name as a Kryo ASCII string, up to its last character: Kryo
+          marks the end of an ASCII string with the high bit of its last byte, here ';' (0xBB).
+      - id: reference
+        type: kryo_varint
+        valid:
+          expr: _.value == 1
+        doc: Reference marker, a Kryo varint; 1 = a new object.
+      - id: num_elements_plus_one
+        type: kryo_varint
+        valid:
+          expr: _.value >= 1
+        doc: The array's length + 1, a Kryo varint (0 would be a null array).
+      - id: elements
+        size-eos: true
+        doc: The elements, each a class, a reference marker and the object's fields (see above).
+    instances:
+      num_elements:
+        value: num_elements_plus_one.value - 1
+        doc: Number of elements (deleted keys).
+
+  kryo_varint:
+    doc: |
+      A Kryo positive varint (Output.writeVarInt(value, true)): 7 bits a byte, least significant
+      group first, the high bit set when more bytes follow; at most 5 bytes.
+    -webide-representation: '{value:dec}'
+    seq:
+      - id: groups
+        type: u1
+        repeat: until
+        repeat-until: _ < 128
+        valid:
+          expr: groups.size <= 5
+        doc: The varint's bytes.
+    instances:
+      value:
+        value: >-
+          (groups[0] % 128)
+          + (groups.size > 1 ? (groups[1] % 128) * 128 : 0)
+          + (groups.size > 2 ? (groups[2] % 128) * 16384 : 0)
+          + (groups.size > 3 ? (groups[3] % 128) * 2097152 : 0)
+          + (groups.size > 4 ? (groups[4] % 128) * 268435456 : 0)
+        doc: The value.
 
   delete_record_list:
     doc: |

@@ -43,15 +43,18 @@ from construct import (
     Int64sb,
     IntegerError,
     LazyBound,
+    NullTerminated,
     OneOf,
     Rebuild,
     RepeatUntil,
     SizeofError,
     StreamError,
+    StringEncoded,
     StringError,
     Struct,
     Switch,
     Terminated,
+    VarInt,
     ValidationError,
     len_,
     stream_read,
@@ -91,6 +94,8 @@ __all__ = [
     "ordering_value_in_array",
     "array_wrapper",
     "ordering_value_array_block",
+    "kryo_object_array",
+    "kryo_varint",
     "parquet_content",
 ]
 
@@ -356,8 +361,31 @@ delete_record = Struct(
 delete_record_array_block = _avro_array_block(delete_record)
 delete_record_list = Struct("array_blocks" / _avro_array(delete_record_array_block))
 
-# versions 1 and 2 are Kryo; kept as opaque bytes
-_delete_payload = Switch(this.content_version, {3: delete_record_list}, default=GreedyBytes)
+# --- delete content: Kryo (content versions 1 and 2, Hudi before 0.14) ----------------------------
+
+# Output.writeVarInt(value, true): 7-bit groups, least significant first, at most 5 bytes
+kryo_varint = ExprValidator(VarInt, lambda obj, ctx: obj < 2**35)
+
+_KRYO_ARRAY_CLASS = {1: "[Lorg.apache.hudi.common.model.HoodieKey", 2: "[Lorg.apache.hudi.common.model.DeleteRecord"}
+
+kryo_object_array = Struct(
+    "class_tag" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 1),
+    "class_name_id" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 0),
+    # ASCII up to the last character, ';', written with Kryo's end-of-string bit (0xBB)
+    "class_name"
+    / ExprValidator(
+        StringEncoded(NullTerminated(GreedyBytes, term=b"\xbb"), "ascii"),
+        lambda obj, ctx: obj == _KRYO_ARRAY_CLASS.get(ctx._.content_version),
+    ),
+    "reference" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 1),
+    "num_elements_plus_one" / ExprValidator(kryo_varint, lambda obj, ctx: obj >= 1),
+    "elements" / GreedyBytes,
+    "num_elements" / Computed(this.num_elements_plus_one - 1),
+)
+
+_delete_payload = Switch(
+    this.content_version, {1: kryo_object_array, 2: kryo_object_array, 3: delete_record_list}, default=GreedyBytes,
+)
 
 delete_content = Struct(
     "content_version" / OneOf(Int32sb, [1, 2, 3]),
@@ -463,3 +491,5 @@ log_file = Struct(
 # - a content type, or the delete payload, need not use up its sized region; leftover bytes are
 #   dropped on parse (and not rebuilt).
 # - len_items of an Avro array block is not checked against the items.
+# - a Kryo varint is bounded by value (< 2^35) here and by length (<= 5 bytes) in the .ksy; they
+#   differ only on non-canonical varints padded with zero groups, which Kryo never writes.

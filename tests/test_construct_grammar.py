@@ -33,6 +33,7 @@ def _load_construct_grammar():
 
 
 C = _load_construct_grammar()
+_KRYO_CLASS = {1: "[Lorg.apache.hudi.common.model.HoodieKey", 2: "[Lorg.apache.hudi.common.model.DeleteRecord"}
 _LONG_KINDS = {"int", "long", "date", "time_micros", "timestamp_micros", "local_date"}
 _BYTES_KINDS = {"bytes", "string", "decimal"}
 
@@ -84,13 +85,17 @@ def _norm_content_c(kind, c):
         return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_c(c.payload.array_blocks) if c.content_version == 3 else c.payload
+        payload = _norm_delete_blocks_c(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
         return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
     if kind == "hfile_data_block":
         return {"kind": "hfile", "blocks": c.blocks, "trailer_body": c.trailer.body, "version": c.trailer.version}
     return {"kind": "raw", "data": c}
+
+
+def _norm_kryo(p):  # a Kryo payload (content versions 1 and 2), either codec's object
+    return {"class_name": p.class_name, "num_elements": p.num_elements, "elements": p.elements}
 
 
 def _norm_map_c(m):
@@ -164,7 +169,7 @@ def _norm_content_k(kind, c):
         return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_k(c.payload.array_blocks) if c.content_version == 3 else c.payload
+        payload = _norm_delete_blocks_k(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
         return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
@@ -327,9 +332,12 @@ contents = st.one_of(
     st.tuples(st.just("delete_block"),
               st.fixed_dictionaries({"kind": st.just("delete"), "content_version": st.just(3),
                                      "payload": _avro_array(delete_records)})),
-    st.tuples(st.just("delete_block"),  # Kryo-era payloads: opaque
-              st.fixed_dictionaries({"kind": st.just("delete"), "content_version": st.integers(1, 2),
-                                     "payload": st.binary(max_size=20)})),
+    st.tuples(st.just("delete_block"),  # Kryo-era payloads: the array's start, opaque elements
+              st.integers(1, 2).flatmap(lambda v: st.fixed_dictionaries({
+                  "kind": st.just("delete"), "content_version": st.just(v),
+                  "payload": st.fixed_dictionaries({
+                      "class_name": st.just(_KRYO_CLASS[v]), "num_elements": st.integers(0, 2**20),
+                      "elements": st.binary(max_size=20)})}))),
     st.tuples(st.sampled_from(["command_block", "corrupt_block"]),
               st.fixed_dictionaries({"kind": st.just("raw"), "data": st.binary(max_size=10)})),
     st.tuples(st.just("parquet_data_block"),
@@ -415,6 +423,9 @@ def _c_content(c):
                 "partition_path": _c_optional(r["partition_path"]),
                 "ordering_value": _c_ordering(r["ordering_value"]),
             })
+        else:
+            payload = {"class_tag": 1, "class_name_id": 0, "class_name": payload["class_name"], "reference": 1,
+                       "num_elements_plus_one": payload["num_elements"] + 1, "elements": payload["elements"]}
         return {"content_version": c["content_version"], "payload": payload}
     if c["kind"] == "parquet":
         return {"body": c["body"], "len_footer": c["len_footer"]}
@@ -452,15 +463,18 @@ class _K:
             setattr(obj, k, v)
         return obj
 
-    def long(self, value, parent):
-        zigzag = (value << 1) ^ (value >> 63)
+    def varint(self, cls, value, parent):
+        """An unsigned varint (7-bit groups, least significant first) as a generated ``cls``."""
         groups = []
         while True:
-            groups.append(zigzag & 0x7F | (0x80 if zigzag >= 0x80 else 0))
-            zigzag >>= 7
-            if not zigzag:
+            groups.append(value & 0x7F | (0x80 if value >= 0x80 else 0))
+            value >>= 7
+            if not value:
                 break
-        return self.new(HudiLog.AvroLong, parent, groups=groups), len(groups)
+        return self.new(cls, parent, groups=groups), len(groups)
+
+    def long(self, value, parent):
+        return self.varint(HudiLog.AvroLong, (value << 1) ^ (value >> 63), parent)
 
     def avro_bytes(self, data, parent):
         o = self.new(HudiLog.AvroBytes, parent, data=data)
@@ -529,6 +543,16 @@ class _K:
             n = 0
         return o, size + n
 
+    def kryo_array(self, p, parent):
+        o = self.new(HudiLog.KryoObjectArray, parent, class_name=p["class_name"], elements=p["elements"])
+        size = len(p["class_name"]) + 1 + len(p["elements"])
+        for name, value in (("class_tag", 1), ("class_name_id", 0), ("reference", 1),
+                            ("num_elements_plus_one", p["num_elements"] + 1)):
+            v, n = self.varint(HudiLog.KryoVarint, value, o)
+            setattr(o, name, v)
+            size += n
+        return o, size
+
     def delete_record(self, r, parent):
         o = self.new(HudiLog.DeleteRecord, parent)
         o.record_key, a = self.optional(r["record_key"], o)
@@ -549,7 +573,7 @@ class _K:
                 o.payload, n = self.array(c["payload"], HudiLog.DeleteRecordList, HudiLog.DeleteRecordArrayBlock,
                                           self.delete_record, o)
             else:
-                o.payload, n = c["payload"], len(c["payload"])
+                o.payload, n = self.kryo_array(c["payload"], o)
             o.len_payload = n
             return o, 8 + n
         if c["kind"] == "parquet":

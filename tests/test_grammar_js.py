@@ -31,6 +31,7 @@ from hudi_log.format import grammar
 from hudi_log.format.content.deletes import DeleteRecord, encode_delete_payload
 from hudi_log.format.grammar import BlockType, HudiLog
 
+from test_deletes_kryo import v2_payload
 from test_grammar import NODE, REPO, _need_node
 
 _EXACT = 2**53
@@ -203,6 +204,9 @@ def hand_made() -> dict[str, bytes]:
         "avro block": _avro_block(),
         "deletes at Long.MIN/MAX and around 2^53": deletes,
         "two blocks": rb + deletes,
+        "delete block of content version 2 (Kryo)": LogBlock.new(
+            BlockType.delete_block, {"INSTANT_TIME": "20230101000000000"}, grammar.delete_content(2, v2_payload()),
+        ).to_bytes(),
         "legacy v0 block": b"#HUDI#" + struct.pack(">qi", 3, 0) + b"abc",
         "header value not UTF-8": rb[:first_value] + b"\xff\xfe" + rb[first_value + 2:],
         "header value, truncated UTF-8 sequence": rb[:first_value] + b"\xe2\x82" + rb[first_value + 2:],

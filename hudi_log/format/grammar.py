@@ -16,6 +16,8 @@ from kaitaistruct import BytesIO, KaitaiStream
 
 from hudi_log_generated.hudi_log import HudiLog
 
+from ..errors import CorruptBlockWriteError
+
 BlockType = HudiLog.BlockType
 HeaderKey = HudiLog.HeaderKey
 CommandBlockType = HudiLog.CommandBlockType
@@ -74,6 +76,15 @@ def header_key(name: str | HeaderKey) -> HeaderKey:
         return HeaderKey[name.lower()]
     except KeyError:
         raise ValueError(f"unknown header key {name!r}; known: {[header_key_name(k) for k in HeaderKey]}") from None
+
+
+def writable_block_type(block_type_: BlockType) -> BlockType:
+    """``block_type_``, unless it is CORRUPT_BLOCK: only a reader reports one (CorruptBlockWriteError)."""
+    if block_type_ == BlockType.corrupt_block:
+        raise CorruptBlockWriteError(
+            "CORRUPT_BLOCK is never written: only a reader reports a damaged span as one (HoodieLogBlockType)"
+        )
+    return block_type_
 
 
 def block_type(name: str | BlockType) -> BlockType:
@@ -243,6 +254,7 @@ def frame_block_parts(
     as given, the framing after it (a writer writes them one after the other)."""
     if not isinstance(block_type_, BlockType):
         raise ValueError(f"not a block type: {block_type_!r}")
+    writable_block_type(block_type_)
     head_map, foot_map = _map_bytes(header), _map_bytes(footer)
     content_length = sum(len(p) for p in content_parts)
     block_size = 4 + 4 + len(head_map) + 8 + content_length + len(foot_map) + 8
@@ -259,10 +271,8 @@ def delete_content(content_version: int, payload: bytes) -> bytes:
     c = HudiLog.DeleteContent(None, None, None)
     c.content_version = content_version
     c.len_payload = len(payload)
-    if content_version == 3:
-        c.payload = parse(HudiLog.DeleteRecordList, payload, c, None)
-    else:
-        c.payload = payload
+    cls = {1: HudiLog.KryoObjectArray, 2: HudiLog.KryoObjectArray, 3: HudiLog.DeleteRecordList}.get(content_version)
+    c.payload = parse(cls, payload, c, None) if cls is not None else payload
     return write(c, 8 + len(payload))
 
 
@@ -285,7 +295,7 @@ def serialize_block(
         b.block_size = len(content)
         b.legacy_content = content
         return write(b, FRAME_PREFIX + 4 + len(content))
-    b.block_type = block_type_
+    b.block_type = writable_block_type(block_type_)
     b.header, header_size = metadata_map(header, b, None)
     b.footer, footer_size = metadata_map(footer, b, None)
     b.content_length = len(content)
