@@ -1,6 +1,7 @@
 """The `hudi-log` command: one group, its commands in one module per group of what they act on.
 
 * :mod:`.logs`: log files (inspect, records, validate, salvage, write-block);
+* :mod:`.diff`: two log files or blocks compared (diff);
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, clean, rollback).
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from .diff import diff
 from .logs import inspect, records, salvage, validate, write_block
 from .services import clean_cmd, compact_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
@@ -22,7 +24,7 @@ def main() -> None:
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
-                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean")):
+                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff")):
     main.add_command(_command, _name)
 
 if __name__ == "__main__":
