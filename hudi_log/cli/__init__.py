@@ -1,6 +1,7 @@
 """The `hudi-log` command: one group, its commands in one module per group of what they act on.
 
 * :mod:`.logs`: log files (inspect, records, validate, salvage), :mod:`.write_block`: write-block;
+* :mod:`.diff`: two log files or blocks compared (diff);
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
@@ -17,6 +18,7 @@ import sys
 
 import click
 
+from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for
 from .services import clean_cmd, compact_cmd, rollback_cmd
@@ -86,7 +88,7 @@ def main() -> None:
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
-                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean")):
+                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):

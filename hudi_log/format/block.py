@@ -188,7 +188,7 @@ class LogBlock:
         self._require(*grammar.RECORD_BLOCK_TYPES, BlockType.parquet_data_block, BlockType.hfile_data_block)
 
     def deletes(self):
-        """The deleted keys of a delete block (content version 3)."""
+        """The deleted keys of a delete block (content version 3: Avro; 1 and 2: Kryo, Hudi before 0.14)."""
         from .content.deletes import DeletePayloadError, decode_delete_payload
 
         self._require(BlockType.delete_block)
@@ -202,11 +202,14 @@ class LogBlock:
             except DeletePayloadError:
                 pass
         c = self._parse_content(HudiLog.DeleteContent)
+        payload = self.content()[8:8 + c.len_payload]
         if c.content_version != 3:
-            raise ContentError(
-                self.path, self.content_offset, "content_version",
-                f"delete content version {c.content_version} (Kryo) is kept as opaque bytes, not decoded",
-            )
+            from .content.deletes_kryo import decode_kryo_delete_payload
+
+            try:  # Hudi before 0.14: Kryo-serialized HoodieKey[] (1) or DeleteRecord[] (2)
+                return decode_kryo_delete_payload(c.content_version, payload)
+            except DeletePayloadError as e:
+                raise ContentError(self.path, self.content_offset + 8, "payload", str(e)) from e
         payload = self.content()[8:]
         try:
             return decode_delete_payload(payload)
@@ -280,7 +283,7 @@ class LogBlock:
         data = bytes(content)
         return cls(
             offset=-1, length=-1, format_version=grammar.CURRENT_FORMAT_VERSION,
-            block_type=grammar.block_type(block_type), header_entries=entries,
+            block_type=grammar.writable_block_type(grammar.block_type(block_type)), header_entries=entries,
             content_offset=0, content_length=len(data), _source=BytesSource(data),
         )
 

@@ -179,10 +179,18 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
             "invalid-field", "footer", footer_at + fio.pos(),
             f"{region - fio.pos()} bytes between the footer and the reverse pointer",
         )
+    try:
+        header_entries = grammar.map_entries(header)
+    except UnicodeDecodeError as e:
+        return _Damage("invalid-field", "header", start + 12, f"a header value is not UTF-8: {e}")
+    try:
+        footer_entries = grammar.map_entries(footer)
+    except UnicodeDecodeError as e:
+        return _Damage("invalid-field", "footer", footer_at, f"a footer value is not UTF-8: {e}")
     return (
         block_type,
-        tuple((e.key, e.value) for e in header.entries),
-        tuple((e.key, e.value) for e in footer.entries),
+        header_entries,
+        footer_entries,
         content_offset,
         content_length,
     )
