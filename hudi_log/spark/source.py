@@ -15,7 +15,7 @@ of small ones; each is merged in a Python worker by :func:`hudi_log.table.read.q
 Spark as Arrow record batches. Filters on partition columns (``=``, ``<``, ``<=``, ``>``, ``>=``,
 ``IN``) prune file slices at planning time; Spark still applies every filter to the rows.
 
-Write: see :mod:`hudi_log.spark.sink`.
+Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``).
 """
 
 from __future__ import annotations
@@ -164,3 +164,8 @@ class HudiDataSource(DataSource):
         from .sink import HudiWriter
 
         return HudiWriter(self.options, schema, overwrite)
+
+    def streamWriter(self, schema, overwrite: bool):
+        from .stream_sink import HudiStreamWriter
+
+        return HudiStreamWriter(self.options, schema, overwrite)
