@@ -15,7 +15,8 @@ of small ones; each is merged in a Python worker by :func:`hudi_log.table.read.q
 Spark as Arrow record batches. Filters on partition columns (``=``, ``<``, ``<=``, ``>``, ``>=``,
 ``IN``) prune file slices at planning time; Spark still applies every filter to the rows.
 
-Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``).
+Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``) and
+:mod:`hudi_log.spark.stream_source` (``readStream``).
 """
 
 from __future__ import annotations
@@ -169,3 +170,8 @@ class HudiDataSource(DataSource):
         from .stream_sink import HudiStreamWriter
 
         return HudiStreamWriter(self.options, schema, overwrite)
+
+    def streamReader(self, schema):
+        from .stream_source import HudiStreamReader
+
+        return HudiStreamReader(self.options, schema)
