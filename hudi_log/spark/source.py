@@ -27,7 +27,8 @@ Spark up to 4.3 keeps it on the data source that every scan of one DataFrame sha
 ``df.where("city = 'x'").count()`` a plain ``df.count()`` read the narrowed slices again and counted only
 city x's rows. There, filters stay with Spark alone and every slice is read.
 
-Write: see :mod:`hudi_log.spark.sink`.
+Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``) and
+:mod:`hudi_log.spark.stream_source` (``readStream``).
 """
 
 from __future__ import annotations
@@ -228,3 +229,13 @@ class HudiDataSource(DataSource):
         from .sink import HudiWriter
 
         return HudiWriter(self.options, schema, overwrite)
+
+    def streamWriter(self, schema, overwrite: bool):
+        from .stream_sink import HudiStreamWriter
+
+        return HudiStreamWriter(self.options, schema, overwrite)
+
+    def streamReader(self, schema):
+        from .stream_source import HudiStreamReader
+
+        return HudiStreamReader(self.options, schema)

@@ -172,7 +172,9 @@ class WriteTransaction:
     def instant(self) -> str:
         return self.context.instant
 
-    def commit(self, stats: list[dict]) -> WriteResult:
+    def commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
+        """Complete the instant. ``extra_metadata``: more entries of the commit's ``extraMetadata`` (Hudi's
+        streaming sink puts its checkpoint there, ``HoodieStreamingSink``)."""
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
@@ -184,7 +186,7 @@ class WriteTransaction:
         metadata: dict = {
             "partitionToWriteStats": by_partition,
             "compacted": False,
-            "extraMetadata": {"schema": schema_json(ctx.schema)},
+            "extraMetadata": {**dict(extra_metadata or {}), "schema": schema_json(ctx.schema)},
             "operationType": ctx.operation.upper(),
         }
         replaced: dict[str, list[str]] = {}
@@ -419,10 +421,12 @@ def _existing_name(table_path: Path) -> str | None:
 
 
 # ---- the whole write ------------------------------------------------------------------------------
-def write_table(path, data, operation: str | None = None, options: Mapping | None = None) -> WriteResult:
+def write_table(path, data, operation: str | None = None, options: Mapping | None = None, *,
+                extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
     """Write ``data`` (a pyarrow Table, RecordBatch or iterable of RecordBatches) to the Hudi table at
     ``path`` (created when absent) with ``operation`` (default: ``hoodie.datasource.write.operation``, else
-    upsert). Any failure rolls the instant back and re-raises."""
+    upsert); ``extra_metadata`` goes into the commit's ``extraMetadata``. Any failure rolls the instant
+    back and re-raises."""
     if not isinstance(data, (pa.Table, pa.RecordBatch)):
         data = to_table(list(data))
         if data is None:
@@ -430,7 +434,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
     try:
         stats = write_batches(tx.context, data, 0)
-        return tx.commit(stats)
+        return tx.commit(stats, extra_metadata)
     except BaseException:
         tx.abort()
         raise
