@@ -75,9 +75,14 @@ def table_cmd(path, as_json):
 def read_cmd(path, query, as_of, begin, end, columns, fmt, output):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental)."""
     from ..table import read_table
+    from ..table.errors import QueryError
+    from ..table.read.instants import query_arguments
     cols = [c.strip() for c in columns.split(",")] if columns else None
-    try:
+    try:  # checked here first so that errors name the options as typed
+        query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
         t = read_table(path, query=query, as_of=as_of, begin=begin, end=end, columns=cols)
+    except QueryError as e:  # a malformed instant, an option the query does not take, a refused time travel
+        _fail(str(e))
     except (HudiLogError, KeyError) as e:
         raise click.ClickException(str(e))
     if fmt == "parquet":

@@ -56,12 +56,15 @@ class HudiReadError(TableError):
 
 
 def read_args(options) -> dict:
-    """``HudiTable.plan`` arguments from Hudi's read option names."""
+    """``HudiTable.plan`` arguments from Hudi's read option names. An option the query does not take, or
+    a time that is not an instant, is an error naming the option (hudi_log.table.read.instants)."""
+    from ..table.read.instants import query_arguments
+
+    where = options.get("path") or "<options>"
     query = (options.get(QUERY_TYPE) or "snapshot").lower()
-    args = {"query": query, "as_of": options.get(AS_OF), "begin": options.get(BEGIN), "end": options.get(END)}
-    if query == "incremental" and not args["begin"]:
-        raise HudiReadError(options.get("path") or "<options>", f"an incremental query needs option {BEGIN}")
-    return args
+    names = {"as_of": f"option {AS_OF}", "begin": f"option {BEGIN}", "end": f"option {END}"}
+    args = query_arguments(where, query, options.get(AS_OF), options.get(BEGIN) or None, options.get(END), names)
+    return {"query": query, **args}
 
 
 def _plan(options, filters=()):

@@ -60,8 +60,10 @@ from ...format.content import avro_columnar  # noqa: F401  (loads polars with th
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
+from .instants import query_arguments, validate_as_of
 from .merge import NotVectorizable, merge_slice
-from ..properties import TableError, read_properties
+from ..errors import QueryError
+from ..properties import read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from ..timeline.timeline import Timeline
@@ -70,10 +72,6 @@ QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
 META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
                 "_hoodie_file_name")
 _DEFAULT_PARTITIONS = {"__HIVE_DEFAULT_PARTITION__", "default"}
-
-
-class QueryError(TableError):
-    """A query cannot run as asked (bad query type or bounds)."""
 
 
 @dataclass(frozen=True)
@@ -144,21 +142,29 @@ class HudiTable:
         if as_of is None:
             latest = self.timeline.latest_completed_commit()
             return latest.requested_time if latest else None
-        return _normalise_instant(as_of)
+        return as_of
 
     def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-             filters=None) -> ReadPlan:
-        """The slices to read for a query, and the result's schema (no slice data is read)."""
+             filters=None, *, validate: bool = True) -> ReadPlan:
+        """The slices to read for a query, and the result's schema (no slice data is read).
+
+        Instant arguments are checked first (:mod:`.instants`): a malformed time, an option the query
+        does not take and a time travel Hudi refuses raise :class:`~hudi_log.table.errors.QueryError`.
+        ``validate=False`` is for the table services, which plan as of a completed instant of their own.
+        """
         if query not in QUERY_TYPES:
             raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
         props = self.properties
+        args = query_arguments(self.path, query, as_of, begin, end, check=validate)
+        as_of, begin, end = args["as_of"], args["begin"], args["end"]
+        if validate and as_of is not None:
+            validate_as_of(self.timeline, as_of)
         commit_times = None
         if query == "incremental":
             if begin is None:
                 raise QueryError(self.path, "an incremental query needs begin")
             if props.version >= 8:
-                commit_times, bound = self._completed_between(_normalise_instant(begin),
-                                                              None if end is None else _normalise_instant(end))
+                commit_times, bound = self._completed_between(begin, end)
             else:
                 bound = self._bound(end)
         else:
@@ -168,7 +174,7 @@ class HudiTable:
         for f in flts:
             _check_filter(f)
         base_ctx = dict(table_path=str(self.path), query=query, bound=bound,
-                        begin=_normalise_instant(begin) if begin is not None else None,
+                        begin=begin,
                         table_version=props.version, ordering_fields=tuple(props.ordering_fields),
                         merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
                         completed=frozenset(self.timeline.completed_commit_times()),
@@ -270,6 +276,7 @@ class HudiTable:
         return False
 
     def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
+        """Plan (instant arguments checked) and read every slice."""
         return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters))
 
 
@@ -460,14 +467,6 @@ def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
     if ctx.columns:
         table = table.select(list(ctx.columns))
     return table
-
-
-def _normalise_instant(t) -> str:
-    s = str(t).strip()
-    if s.isdigit():
-        return s
-    # "2025-03-31 03:06:42.808" style → 20250331030642808
-    return "".join(c for c in s if c.isdigit())
 
 
 def _meta_first_schema(s: pa.Schema) -> pa.Schema:
