@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .logs import inspect, records, salvage, validate, write_block
-from .services import clean_cmd, compact_cmd, rollback_cmd
+from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 
 
@@ -22,7 +22,8 @@ def main() -> None:
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
-                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean")):
+                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"),
+                        (compactions_cmd, "compactions")):
     main.add_command(_command, _name)
 
 if __name__ == "__main__":
