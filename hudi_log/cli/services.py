@@ -97,8 +97,22 @@ def clean_cmd(path, retain_commits, as_json, extra):
         instant = clean(path, retain_commits=retain_commits, options=hudi_options(extra))
     except HudiLogError as e:
         _fail(str(e))
-    click.echo(json.dumps({"clean": instant}) if as_json else
-               (f"clean {instant}" if instant else "nothing to clean"))
+    deleted = _files_deleted(path, instant)
+    click.echo(json.dumps({"clean": instant, "files_deleted": deleted}) if as_json else
+               (f"clean {instant}: {deleted} file(s) deleted" if instant else "nothing to clean"))
+
+
+def _files_deleted(path, instant: str | None) -> int:
+    """``totalFilesDeleted`` of a completed clean or rollback instant's metadata (0 when there is none)."""
+    if instant is None:
+        return 0
+    from ..table import HudiTable
+    t = HudiTable(path)
+    inst = t.timeline.instant(instant)
+    try:
+        return int((t.timeline.commit_metadata(inst) if inst else {}).get("totalFilesDeleted") or 0)
+    except HudiLogError:
+        return 0
 
 
 @click.command("rollback")
@@ -114,4 +128,5 @@ def rollback_cmd(path, instant, extra):
         done = rollback(path, instant, options=hudi_options(extra))
     except HudiLogError as e:
         _fail(str(e))
-    click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name})")
+    click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name}), "
+               f"{_files_deleted(path, done.requested_time)} file(s) deleted")

@@ -179,10 +179,14 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = Path(path).resolve().name
     data = _read_input(input_path)
+    existed = (Path(path) / ".hoodie" / "hoodie.properties").exists()
     try:
         result = write_table(path, data, operation, options)
-    except HudiLogError as e:
-        _fail(str(e))
+    except (HudiLogError, OSError) as e:
+        left = "" if existed or (Path(path) / ".hoodie").exists() else "; nothing was written and no table was left behind"
+        # a failure of the store half-way is exit 3; what the input or the table refused is exit 2
+        _fail(f"{e}{left}" if isinstance(e, HudiLogError) else f"{path}: write failed: {e.strerror or e}{left}",
+              2 if isinstance(e, HudiLogError) else 3)
     if as_json:
         click.echo(json.dumps({
             "instant": result.instant, "action": result.action, "operation": result.operation,
@@ -191,5 +195,22 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
             "files": [s["path"] for s in result.write_stats], "rolled_back": result.rolled_back,
             "replaced_file_ids": result.replaced_file_ids}, indent=2))
     else:
+        for line in _rollbacks_done(path, result.rolled_back):  # Hudi's eager rollback of failed writes
+            click.echo(line)
         click.echo(f"{result.action} {result.instant}: {result.operation} — {result.num_inserts} inserts, "
                    f"{result.num_updates} updates, {result.num_deletes} deletes in {len(result.write_stats)} files")
+
+
+def _rollbacks_done(path, rollbacks: list[str]) -> list[str]:
+    """A line per rollback a write did on the way, naming the failed instant it undid."""
+    from ..table import HudiTable
+    timeline = HudiTable(path).timeline
+    out = []
+    for t in rollbacks:
+        inst = timeline.instant(t)
+        try:
+            undone = (timeline.commit_metadata(inst) if inst else {}).get("commitsRollback") or []
+        except HudiLogError:
+            undone = []
+        out.append(f"rolled back failed write {', '.join(undone) or '?'} (rollback {t})")
+    return out
