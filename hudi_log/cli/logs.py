@@ -113,12 +113,17 @@ def records(files: tuple[str, ...], limit: int | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=False, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print JSON for machines")
 @click.option("--spark", "on_spark", is_flag=True, help="one Spark job over FILES (globs, e.g. '/lake/**/.*.log.*')")
 @click.option("--master", default=None, help="Spark master for --spark (default local[*])")
-def validate(files: tuple[str, ...], as_json: bool, on_spark: bool, master: str | None) -> None:
+@click.option("--table", "table_path", default=None, type=click.Path(file_okay=False),
+              help="check a whole table: properties, instant metadata, committed files, every log file")
+def validate(files: tuple[str, ...], as_json: bool, on_spark: bool, master: str | None, table_path) -> None:
     """Check log files. Exit 0: all intact; 1: some block is damaged; 2: a file cannot be read."""
+    if table_path is not None or not files:
+        from .tables import validate_table_cli
+        validate_table_cli(table_path, files, as_json)
     if on_spark:
         from ..spark.cli import validate_on_spark
 

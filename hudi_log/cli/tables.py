@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 import click
 
@@ -72,17 +73,29 @@ def table_cmd(path, as_json):
 @click.option("--columns", default=None, help="Comma-separated columns.")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table")
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
-def read_cmd(path, query, as_of, begin, end, columns, fmt, output):
+@click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
+              "instead of warning on stderr.")
+def read_cmd(path, query, as_of, begin, end, columns, fmt, output, strict):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental)."""
     from ..table import read_table
-    from ..table.errors import QueryError
+    from ..table.errors import IntegrityError, QueryError
     from ..table.read.instants import query_arguments
+    from ..table.read.integrity import IntegrityWarning
     cols = [c.strip() for c in columns.split(",")] if columns else None
     try:  # checked here first so that errors name the options as typed
         query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
-        t = read_table(path, query=query, as_of=as_of, begin=begin, end=end, columns=cols)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", IntegrityWarning)
+            t = read_table(path, query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict)
+        for w in caught:  # a damaged table is said on stderr, one line each; other warnings as Python shows them
+            if issubclass(w.category, IntegrityWarning):
+                click.echo(f"hudi-log: warning: {w.message}", err=True)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     except QueryError as e:  # a malformed instant, an option the query does not take, a refused time travel
         _fail(str(e))
+    except IntegrityError as e:  # --strict: a committed file is missing or damaged
+        _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", 3)
     except (HudiLogError, KeyError) as e:
         raise click.ClickException(str(e))
     if fmt == "parquet":
@@ -214,3 +227,26 @@ def _rollbacks_done(path, rollbacks: list[str]) -> list[str]:
             undone = []
         out.append(f"rolled back failed write {', '.join(undone) or '?'} (rollback {t})")
     return out
+
+
+def validate_table_cli(table_path, files, as_json: bool) -> None:
+    """``validate --table PATH``: exit 0 intact, 1 damaged (each problem on a line), 2 not a table."""
+    from ..table.validate import validate_table
+    if table_path is None or files:
+        _fail("give log FILES or --table PATH (not both)")
+    try:
+        report = validate_table(table_path)
+    except HudiLogError as e:
+        _fail(str(e))
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        for p in report.problems:
+            click.echo(f"{p.path}: {p.kind.upper()}: {p.message}")
+        for n in report.notes:
+            click.echo(f"note: {n}")
+        state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
+        click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
+                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
+    sys.exit(report.code)

@@ -61,6 +61,7 @@ from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_sche
 from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
 from .instants import query_arguments, validate_as_of
+from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
 from .merge import NotVectorizable, merge_slice
 from ..errors import QueryError
 from ..properties import read_properties
@@ -108,6 +109,9 @@ class ReadContext:
     columns: tuple[str, ...] | None = None
     filters: tuple[tuple, ...] = ()
     commit_times: frozenset[str] | None = None  # incremental, table version ≥ 8: the instants in range
+    strict: bool = False  # damage to committed files raises IntegrityError instead of a warning (.integrity)
+    log_extents: tuple[tuple[str, int, str], ...] = ()  # (log file name, committed extent, commit)
+    reported: frozenset[str] = frozenset()  # files the plan already reported
 
     @property
     def schema(self) -> pa.Schema:
@@ -145,12 +149,14 @@ class HudiTable:
         return as_of
 
     def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-             filters=None, *, validate: bool = True) -> ReadPlan:
+             filters=None, *, validate: bool = True, strict: bool = False) -> ReadPlan:
         """The slices to read for a query, and the result's schema (no slice data is read).
 
         Instant arguments are checked first (:mod:`.instants`): a malformed time, an option the query
         does not take and a time travel Hudi refuses raise :class:`~hudi_log.table.errors.QueryError`.
         ``validate=False`` is for the table services, which plan as of a completed instant of their own.
+        A committed file found missing or damaged (:mod:`.integrity`) is a warning, or with ``strict`` an
+        :class:`~hudi_log.table.errors.IntegrityError`.
         """
         if query not in QUERY_TYPES:
             raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
@@ -179,7 +185,7 @@ class HudiTable:
                         merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
                         completed=frozenset(self.timeline.completed_commit_times()),
                         timeline_start=min((i.requested_time for i in self.timeline.instants), default=None),
-                        columns=cols, filters=flts, commit_times=commit_times)
+                        columns=cols, filters=flts, commit_times=commit_times, strict=strict)
         if bound is None:  # no completed commit yet: an empty table
             ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
             _check_columns(ctx, cols, flts)
@@ -187,9 +193,14 @@ class HudiTable:
         for inst in self.timeline.completed_commits():  # a corrupt commit file is an error naming it
             if inst.requested_time <= bound:
                 self.timeline.commit_metadata(inst)
+        merge_logs = query != "read_optimized" and props.is_mor
+        # every read, the services' too (a compaction of damaged slices would make the loss permanent)
+        findings = missing_or_short_files(self.path, self.timeline, bound)
+        report(findings, strict)
+        base_ctx.update(reported=frozenset(f.path for f in findings),
+                        log_extents=committed_log_extents(self.timeline) if merge_logs else ())
         fs = self.view(bound)
         slices = fs.latest_file_slices()
-        merge_logs = query != "read_optimized" and props.is_mor
         ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
         _check_columns(ctx, cols, flts)
         tasks = [SliceTask.of(s, merge_logs) for s in slices]
@@ -275,9 +286,11 @@ class HudiTable:
                 return True
         return False
 
-    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
+    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None,
+             strict: bool = False) -> pa.Table:
         """Plan (instant arguments checked) and read every slice."""
-        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters))
+        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+                                   strict=strict))
 
 
 def _plain_partition_paths(props) -> bool:
@@ -425,7 +438,14 @@ def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
     return MergedLogScanner(
         task.log_files, table_version=ctx.table_version, ordering_fields=list(ctx.ordering_fields),
         merge_mode=ctx.merge_mode, latest_instant=ctx.bound, completed_instants=set(ctx.completed),
-        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields))
+        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields),
+        on_corrupt=_corrupt_check(ctx) if ctx.log_extents else None)
+
+
+def _corrupt_check(ctx: ReadContext):
+    extents = {name: (size, inst) for name, size, inst in ctx.log_extents}
+    return lambda path, block: check_corrupt_block(path, block.offset, block.length, extents, ctx.strict,
+                                                   ctx.reported)
 
 
 def _slice_rows(ctx: ReadContext, task: SliceTask, base: pa.Table | None) -> list[dict]:
@@ -513,6 +533,8 @@ def _mask(arr, op: str, val):
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-               filters=None) -> pa.Table:
-    """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first)."""
-    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters)
+               filters=None, strict: bool = False) -> pa.Table:
+    """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first). A committed file found missing or
+    damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`)."""
+    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+                                strict=strict)

@@ -367,7 +367,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
     schema = current_schema(table.properties, table.timeline)
     if schema is None:
         raise CompactionError(table.path, "the table has no schema to write base files with")
-    ctx = table.plan(query="snapshot", as_of=bound, validate=False).context
+    ctx = table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
     stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
     by_partition: dict[str, list] = {}
     for s in stats:
