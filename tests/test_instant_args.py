@@ -111,3 +111,12 @@ def test_time_travel_before_the_clean_retained_commits_is_refused(tmp_path):
             read_table(base, as_of=t)
     r = cli("read", base, "--as-of", times[0], "--format", "jsonl")
     assert r.exit_code == 2 and "retain more commits" in r.output and r.output.count("\n") == 1
+
+
+def test_instant_of_compact_and_rollback_is_checked(tmp_path):
+    base = tmp_path / "t"
+    write_table(base, pa.Table.from_pylist([{"id": "k", "val": "a", "ts": 1}], schema=SCHEMA), "upsert", opts())
+    r = cli("compact", base, "--instant", "notatime")
+    assert r.exit_code == 2 and "--instant 'notatime' is not an instant time" in r.output
+    r = cli("rollback", base, "soon")
+    assert r.exit_code == 2 and "INSTANT 'soon' is not an instant time" in r.output

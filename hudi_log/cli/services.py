@@ -25,11 +25,14 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
     """Compact a MERGE_ON_READ table: merge file slices with log files into new base files. Without
     --instant, every pending (scheduled) compaction runs first, oldest first, then a new one is scheduled
     and run, as Hudi's `compaction run` does; each compaction run is reported."""
+    from ..table.read.instants import parse_instant
     from ..table.services.compaction import compact_all, run_compaction, schedule_compaction
     if schedule_only and instant:
         _fail("--schedule-only and --instant exclude each other")
     opts = hudi_options(extra)
     try:
+        if instant:
+            instant = parse_instant(instant, "--instant", path)
         if schedule_only:
             scheduled = schedule_compaction(path, opts)
             out = {"scheduled": scheduled}
@@ -122,10 +125,11 @@ def _files_deleted(path, instant: str | None) -> int:
 def rollback_cmd(path, instant, extra):
     """Roll back the failed (pending) write INSTANT of the table at PATH. An instant whose writer is alive
     (its heartbeat is fresh) is refused."""
+    from ..table.read.instants import parse_instant
     from ..table.services.rollback import rollback
 
     try:
-        done = rollback(path, instant, options=hudi_options(extra))
+        done = rollback(path, parse_instant(instant, "INSTANT", path), options=hudi_options(extra))
     except HudiLogError as e:
         _fail(str(e))
     click.echo(f"rolled back {instant}: rollback {done.requested_time} ({done.file_name}), "

@@ -131,7 +131,8 @@ def validate_table(path) -> TableReport:
     report.committed_files = len(files)
     report.problems += [Problem("missing" if "missing" in f.message else "damaged", f.path, f.message, f.instant)
                         for f in findings]
-    extents = {(root / cf.rel_path): (cf.size, cf.instant) for cf in files.values() if cf.is_log and cf.size}
+    extents = {(root / cf.rel_path): (cf.size, cf.instant) for cf in files.values()
+               if cf.is_log and cf.size and not cf.group}
     short = {f.path for f in findings}
     for lf in _log_files(root):
         report.log_files += 1

@@ -12,9 +12,10 @@ what the timeline recorded:
   successDeleteFiles``) or a completed replace commit replaced its file group. Only a missing file that
   the read needs is reported: one with no newer base file of its file group present (an older slice's
   file does not change the answer);
-* a log file's committed extent is the largest ``fileSizeInBytes`` (or ``logOffset + totalWriteBytes``)
-  of its write stats: a file shorter than that lost committed blocks; a corrupt span that starts before
-  it is damage to committed data. A corrupt span past it is a failed write's tail, which Hudi skips too.
+* a log file's committed extent is at least the largest ``fileSizeInBytes`` or ``logOffset`` of its
+  write stats (a lower bound that holds for Java's stats and hudi-log's alike): a file shorter than that
+  lost committed blocks; a corrupt span that starts before it is damage to committed data. A corrupt
+  span past it may be a failed write's tail, which Hudi skips too.
 
 Findings are :class:`IntegrityWarning` warnings, or, with ``strict``, an
 :class:`~hudi_log.table.errors.IntegrityError` naming the file and the commit.
@@ -46,6 +47,9 @@ class CommittedFile:
     action: str
     size: int | None
     is_log: bool
+    #: a write stat that covers several log files of its own commit (hudi-log's append handle rolling
+    #: over; Java writes a stat per file): ``size`` is their total, and these are their relative paths
+    group: tuple[str, ...] = ()
 
 
 def _name(rel_or_abs: str) -> str:
@@ -65,13 +69,22 @@ def committed_files(timeline: Timeline, bound: str | None = None) -> dict[str, C
                 continue
             is_log = ".log." in _name(rel)
             size = None
+            group: tuple[str, ...] = ()
             if is_log:
-                ends = [int(s.get("fileSizeInBytes") or 0),
-                        int(s.get("logOffset") or 0) + int(s.get("totalWriteBytes") or 0)]
+                # Java's stat: logOffset = where this commit's blocks start, fileSizeInBytes = the bytes
+                # they take (HoodieAppendHandle); hudi-log's append handle records the last append's
+                # offset and the total. The larger of the two is committed in both readings.
+                ends = [int(s.get("fileSizeInBytes") or 0), int(s.get("logOffset") or 0)]
                 prev = out.get(rel)
                 size = max(ends + ([prev.size] if prev and prev.size else []))
+                # Java's logFiles lists the whole slice's logs; several named after this very commit
+                # (table version 8 naming) were all written by it, and the stat's bytes are their total
+                own = [n for n in s.get("logFiles") or [] if f"_{inst.requested_time}.log." in _name(n)]
+                if len(own) > 1:
+                    parent = str(PurePosixPath(rel).parent)
+                    group = tuple(n if "/" in n else (n if parent == "." else f"{parent}/{n}") for n in own)
             out[rel] = CommittedFile(rel, s.get("partitionPath") or "", s.get("fileId") or "",
-                                     inst.requested_time, inst.action, size, is_log)
+                                     inst.requested_time, inst.action, size, is_log, group)
     return out
 
 
@@ -139,8 +152,13 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
         if not cf.is_log:
             key = (cf.partition, cf.file_id)
             present_bases[key] = max(present_bases.get(key, ""), _group_instant(cf))
-        elif cf.size and size is not None and size < cf.size:
-            findings.append(Finding(str(full), cf.instant, f"log file is {size} bytes, but completed {cf.action} "
+            continue
+        what = "log file is"
+        if cf.group and size is not None:
+            size = sum(_size(root / g) for g in cf.group)
+            what = f"its {len(cf.group)} log files are"
+        if cf.size and size is not None and size < cf.size:
+            findings.append(Finding(str(full), cf.instant, f"{what} {size} bytes, but completed {cf.action} "
                                     f"{cf.instant} wrote {cf.size}: committed blocks are lost"))
     for cf in missing:
         newer = present_bases.get((cf.partition, cf.file_id))
@@ -152,10 +170,18 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
     return sorted(findings, key=lambda f: f.path)
 
 
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
 def committed_log_extents(timeline: Timeline) -> tuple[tuple[str, int, str], ...]:
-    """(log file name, committed extent, commit) of every committed log file, for the read tasks."""
+    """(log file name, committed extent, commit) of every committed log file whose own extent is known,
+    for the read tasks."""
     return tuple((_name(cf.rel_path), cf.size, cf.instant) for cf in committed_files(timeline).values()
-                 if cf.is_log and cf.size)
+                 if cf.is_log and cf.size and not cf.group)
 
 
 def report(findings: list[Finding], strict: bool) -> None:
