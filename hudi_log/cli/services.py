@@ -51,11 +51,11 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
 
 
 def _is_input_error(e: HudiLogError) -> bool:
-    """What the user asked cannot be done (exit 2), as against an operation failing half-way (exit 3)."""
-    from ..table.services.compaction import CompactionError
-    from ..table.errors import ConcurrencyError, QueryError
-    from ..table.properties import NotAHudiTableError
-    return isinstance(e, (CompactionError, ConcurrencyError, QueryError, NotAHudiTableError))
+    """What the user asked cannot be done (exit 2), as against an operation failing half-way (exit 3): a
+    damaged table met while compacting, a timeline file that cannot be written."""
+    from ..table.errors import IntegrityError
+    from ..table.timeline.writer import TimelineWriteError
+    return not isinstance(e, (IntegrityError, TimelineWriteError))
 
 
 @click.group("compactions")
