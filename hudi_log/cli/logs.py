@@ -209,22 +209,29 @@ def _print_report(r: FileReport) -> None:
 
 
 @click.command()
-@_FILES
+@click.argument("files", nargs=-1, required=False)
 @click.option("--json", "as_json", is_flag=True, help="print JSON for machines")
 @click.option("--framing-only", is_flag=True,
               help="check only the framing (fast: no content is decoded), as Apache Hudi's reader does")
 @click.option("--spark", "on_spark", is_flag=True,
               help="one Spark job over FILES (globs, e.g. '/lake/**/.*.log.*'); checks the framing only")
 @click.option("--master", default=None, help="Spark master for --spark (default local[*])")
-def validate(files: tuple[str, ...], as_json: bool, framing_only: bool, on_spark: bool, master: str | None) -> None:
+@click.option("--table", "table_path", default=None, type=click.Path(file_okay=False),
+              help="check a whole table: properties, instant metadata, committed files, every log file")
+def validate(files: tuple[str, ...], as_json: bool, framing_only: bool, on_spark: bool, master: str | None,
+             table_path) -> None:
     """Check log files: framing, and every block's header values and content (Avro records under their
-    SCHEMA header, delete keys, Parquet and HFile contents).
+    SCHEMA header, delete keys, Parquet and HFile contents); or, with --table, a whole table.
 
     FILES: files, folders (a table's folder: its log files, the metadata table's included) or globs.
 
     Exit status (its own contract): 0 every file intact; 1 some block is damaged (each one is
     reported with its index, offset and the reason); 2 a file cannot be read (or a usage error).
     """
+    if table_path is not None or not files:
+        from .tables import validate_table_cli
+
+        validate_table_cli(table_path, files, as_json)
     if on_spark:
         from ..spark.cli import validate_on_spark
 

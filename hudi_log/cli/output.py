@@ -76,12 +76,13 @@ def _failed_midway() -> tuple[type, ...]:
     # imported here: the CLI's start-up stays light, and these modules sit in lower layers
     from ..log.storage import StorageError
     from ..log.writer import LogWriterError
-    from ..table.errors import ConcurrencyConfigError, ConcurrencyError, ConcurrentWriterError
+    from ..table.errors import ConcurrencyConfigError, ConcurrencyError, ConcurrentWriterError, IntegrityError
     from ..table.timeline.writer import TimelineWriteError
 
     # refused up front, before anything changed: an unsupported concurrency option, or a live writer's
-    # instant (retry once it is done); the other concurrency errors come after work was done
-    return (StorageError, LogWriterError, TimelineWriteError, ConcurrencyError), (ConcurrencyConfigError,
+    # instant (retry once it is done); the other concurrency errors come after work was done; a committed file
+    # found missing or damaged (a strict read, compaction) stops an operation on a table that is not whole
+    return (StorageError, LogWriterError, TimelineWriteError, ConcurrencyError, IntegrityError), (ConcurrencyConfigError,
                                                                                   ConcurrentWriterError)
 
 

@@ -9,10 +9,14 @@ Errors (bad input, incompatible schema, another table type or version) print one
 from __future__ import annotations
 
 import json
+import sys
+import warnings
 
 import click
 
-from .output import check_output_path, fail as _fail, hudi_options, print_table, progress, stdout_is_terminal
+from ..errors import HudiLogError
+from .output import (check_output_path, error_message, exit_code_for, fail as _fail, hudi_options, print_table,
+                     progress, stdout_is_terminal)
 
 
 @click.command("table")
@@ -65,10 +69,13 @@ _BATCH_ROWS = 65536
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table",
               help="table: a table on a terminal, tab-separated text otherwise; jsonl; parquet (needs -o).")
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
-def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output):
+@click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
+              "instead of warning on stderr.")
+def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output, strict):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
 
-    Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices.
+    Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices. A
+    committed file found missing or damaged is a warning on stderr, or with --strict an error (exit 3).
     """
     from .read_output import stream_table
 
@@ -84,11 +91,27 @@ def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output):
         cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
         if not cols:
             raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
-    try:
-        plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols)
-    except KeyError as e:  # a column the table does not have
-        _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
-    stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
+    from ..table.errors import IntegrityError
+    from ..table.read.instants import query_arguments
+    from ..table.read.integrity import IntegrityWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IntegrityWarning)
+        try:
+            # checked here first so that errors name the options as typed
+            query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
+            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict)
+            stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
+        except KeyError as e:  # a column the table does not have
+            _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+        except IntegrityError as e:  # --strict: a committed file is missing or damaged
+            _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", exit_code_for(e))
+        finally:
+            for w in caught:  # a damaged table is said on stderr, one line each; other warnings as Python shows them
+                if issubclass(w.category, IntegrityWarning):
+                    click.echo(f"hudi-log: warning: {w.message}", err=True)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _read_input(path: str):
@@ -156,8 +179,13 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = Path(path).resolve().name
     data = _read_input(input_path)
-    with progress(None, f"writing {data.num_rows} record(s)"):
-        result = write_table(path, data, operation, options)
+    existed = (Path(path) / ".hoodie" / "hoodie.properties").exists()
+    try:
+        with progress(None, f"writing {data.num_rows} record(s)"):
+            result = write_table(path, data, operation, options)
+    except (HudiLogError, OSError) as e:
+        left = "" if existed or (Path(path) / ".hoodie").exists() else "; nothing was written and no table was left behind"
+        _fail(f"{error_message(e)}{left}", exit_code_for(e))
     if as_json:
         click.echo(json.dumps({
             "instant": result.instant, "action": result.action, "operation": result.operation,
@@ -166,5 +194,45 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
             "files": [s["path"] for s in result.write_stats], "rolled_back": result.rolled_back,
             "replaced_file_ids": result.replaced_file_ids}, indent=2))
     else:
+        for line in _rollbacks_done(path, result.rolled_back):  # Hudi's eager rollback of failed writes
+            click.echo(line)
         click.echo(f"{result.action} {result.instant}: {result.operation} — {result.num_inserts} inserts, "
                    f"{result.num_updates} updates, {result.num_deletes} deletes in {len(result.write_stats)} files")
+
+
+def _rollbacks_done(path, rollbacks: list[str]) -> list[str]:
+    """A line per rollback a write did on the way, naming the failed instant it undid."""
+    from ..table import HudiTable
+    timeline = HudiTable(path).timeline
+    out = []
+    for t in rollbacks:
+        inst = timeline.instant(t)
+        try:
+            undone = (timeline.commit_metadata(inst) if inst else {}).get("commitsRollback") or []
+        except HudiLogError:
+            undone = []
+        out.append(f"rolled back failed write {', '.join(undone) or '?'} (rollback {t})")
+    return out
+
+
+def validate_table_cli(table_path, files, as_json: bool) -> None:
+    """``validate --table PATH``: exit 0 intact, 1 damaged (each problem on a line), 2 not a table."""
+    from ..table.validate import validate_table
+    if table_path is None or files:
+        _fail("give log FILES or --table PATH (not both)")
+    try:
+        report = validate_table(table_path)
+    except HudiLogError as e:
+        _fail(str(e))
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        for p in report.problems:
+            click.echo(f"{p.path}: {p.kind.upper()}: {p.message}")
+        for n in report.notes:
+            click.echo(f"note: {n}")
+        state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
+        click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
+                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
+    sys.exit(report.code)

@@ -7,7 +7,11 @@ Read::
          .option("as.of.instant", "20250101000000000")              # time travel (snapshot)
          .option("hoodie.datasource.read.begin.instanttime", T1)    # incremental: (T1, T2]
          .option("hoodie.datasource.read.end.instanttime", T2)
+         .option("hudi_log.read.strict", "true")                   # a missing or damaged committed file fails
          .load(path)
+
+Options the chosen query does not take (``as.of.instant`` with an incremental query, the begin / end
+instants with a snapshot) and malformed times are refused (:mod:`hudi_log.table.read.instants`).
 
 The table is planned once on the driver (:meth:`hudi_log.table.read.query.HudiTable.plan`): the schema, with
 the ``_hoodie_*`` meta columns first, is the plan's; each input partition is one file slice, or a group
@@ -56,6 +60,8 @@ QUERY_TYPE = "hoodie.datasource.query.type"
 AS_OF = "as.of.instant"
 BEGIN = "hoodie.datasource.read.begin.instanttime"
 END = "hoodie.datasource.read.end.instanttime"
+#: "true": a missing or damaged committed file fails the read (IntegrityError) instead of a warning
+STRICT = "hudi_log.read.strict"
 #: file slices smaller than this are grouped into one input partition (up to this many bytes)
 TARGET_PARTITION_BYTES = 32 << 20
 MAX_SLICES_PER_PARTITION = 64
@@ -73,12 +79,15 @@ class HudiReadError(TableError):
 
 
 def read_args(options) -> dict:
-    """``HudiTable.plan`` arguments from Hudi's read option names."""
+    """``HudiTable.plan`` arguments from Hudi's read option names. An option the query does not take, or
+    a time that is not an instant, is an error naming the option (hudi_log.table.read.instants)."""
+    from ..table.read.instants import query_arguments
+
+    where = options.get("path") or "<options>"
     query = (options.get(QUERY_TYPE) or "snapshot").lower()
-    args = {"query": query, "as_of": options.get(AS_OF), "begin": options.get(BEGIN), "end": options.get(END)}
-    if query == "incremental" and not args["begin"]:
-        raise HudiReadError(options.get("path") or "<options>", f"an incremental query needs option {BEGIN}")
-    return args
+    names = {"as_of": f"option {AS_OF}", "begin": f"option {BEGIN}", "end": f"option {END}"}
+    args = query_arguments(where, query, options.get(AS_OF), options.get(BEGIN) or None, options.get(END), names)
+    return {"query": query, **args}
 
 
 def _plan(options, filters=()):
@@ -87,7 +96,8 @@ def _plan(options, filters=()):
     path = options.get("path")
     if not path:
         raise HudiReadError("<options>", "give the table path: spark.read.format('hudi_log').load(path)")
-    return HudiTable(path).plan(**read_args(options), filters=list(filters) or None)
+    strict = str(options.get(STRICT) or "false").lower() == "true"
+    return HudiTable(path).plan(**read_args(options), filters=list(filters) or None, strict=strict)
 
 
 def spark_arrow_schema(schema: pa.Schema):

@@ -94,7 +94,7 @@ from .context import (
     normalise_options, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
-from .create import check_table_matches, create_table, option
+from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .keygen_config import key_generator, stored_record_keys
 from .task import to_table, write_batches
@@ -130,8 +130,11 @@ class WriteTransaction:
     """One write instant between ``begin_write`` and ``commit`` / ``abort``."""
 
     def __init__(self, context: WriteContext, rolled_back: list[str], *, config: ConcurrencyConfig,
-                 heartbeat: Heartbeat, start: TimelineSnapshot):
+                 heartbeat: Heartbeat, start: TimelineSnapshot, new_table: tuple | None = None):
         self.context = context
+        # (the folder's names before, or None): this write created the table, and an abort takes it away
+        self.new_table = new_table
+        self.table_removed = False
         self.rolled_back = rolled_back
         self.config = config
         self.heartbeat = heartbeat  # beats in the process that began the write; pickles as a file-age check
@@ -258,13 +261,17 @@ class WriteTransaction:
         self._join_index_build()
         self.done = True
         try:
-            return rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
+            done = rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
         except RollbackError:
             if not Timeline(Path(self.context.table_path), self.context.properties).is_pending(self.context.instant):
-                return None  # another process rolled it back already
-            raise
+                done = None  # another process rolled it back already
+            else:
+                raise
         finally:
             self.heartbeat.stop()
+        if self.new_table is not None:  # the first write failed: no half-created table is left
+            self.table_removed = remove_new_table(self.context.table_path, self.new_table[0])
+        return done
 
 
 def _arrow_schema_of(data) -> pa.Schema | None:
@@ -306,12 +313,28 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         else:
             avro_in = {k: v for k, v in dict(schema).items()}
             avro_in["fields"] = [f for f in avro_in["fields"] if f["name"] not in META_FIELDS]
+    new_table = None
     if not (table_path / ".hoodie" / "hoodie.properties").exists():
         if avro_in is None:
             raise WriteError(table_path, "a new table needs the data's schema")
         if op == "delete":
             raise WriteError(table_path, "cannot delete from a table that does not exist")
+        new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
+    try:
+        tx = _begin(table_path, opts, op, config, avro_in, defer_index)
+    except BaseException:
+        if new_table is not None:
+            remove_new_table(table_path, new_table[0])
+        raise
+    tx.new_table = new_table
+    if tx._index_build is not None:
+        tx._index_build.start()
+    return tx
+
+
+def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool):
+    """begin_write once the table exists; the index build thread is made, not started."""
     props = read_properties(table_path)
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
@@ -367,9 +390,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
             beat.stop()
         raise
     tx = WriteTransaction(ctx, rolled, config=config, heartbeat=beat, start=start)
-    if thread is not None:
-        tx._index_build = thread
-        thread.start()
+    tx._index_build = thread
     return tx
 
 

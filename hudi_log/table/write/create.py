@@ -12,6 +12,9 @@ What we write follows the tables Hudi itself created in ``../shared/corpus``:
   ``DefaultHoodieRecordPayload``, ``hoodie.table.initial.version``.
 * ``hoodie.table.checksum`` = CRC32 of ``"{database}.{table}"``; values escaped as
   ``java.util.Properties.store`` does (``\\:``, ``\\=``, ``\\#``, ``\\!``, ``\\uXXXX``).
+* A first write that fails before its commit takes the table it created away again
+  (:func:`remove_new_table`): the folder is left as it was, so a corrected retry starts afresh rather
+  than meeting the type and schema the failed input chose.
 * ``.hoodie_partition_metadata``: ``commitTime`` (the first instant writing there) and
   ``partitionDepth`` (number of path segments, 0 for the table root).
 
@@ -23,12 +26,15 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Mapping
 
 from ...format.content.avro_arrow import spark_create_schema
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
+from ..timeline.timeline import ROLLBACK, Timeline
 from ..properties import (
     BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_writable, java_date,
     properties_text, read_properties, table_checksum, write_atomic,
@@ -180,6 +186,37 @@ def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> Ta
     # hoodie.properties last: its presence is what makes the folder a table
     write_atomic(meta / PROPERTIES_FILE, properties_text(props).encode("latin-1"))
     return read_properties(root)
+
+
+def folder_before_create(path) -> tuple[str, ...] | None:
+    """What :func:`remove_new_table` needs to restore a folder: the names in it before a table is created
+    there (None: the folder does not exist)."""
+    root = Path(path)
+    return tuple(sorted(os.listdir(root))) if root.is_dir() else None
+
+
+def remove_new_table(path, before: tuple[str, ...] | None) -> bool:
+    """Take away a table this process created when its first write failed: ``.hoodie`` and every entry
+    that was not in the folder ``before`` (the whole folder if it did not exist). Only while the timeline
+    holds nothing but rollbacks (the failed write's own): a table another writer committed to meanwhile
+    is left alone. True when the table was removed."""
+    root = Path(path)
+    try:
+        props = read_properties(root)
+    except TableError:
+        return False
+    if any(i.action != ROLLBACK for i in Timeline(root, props).instants):
+        return False
+    if before is None:
+        shutil.rmtree(root, ignore_errors=True)
+        return True
+    for name in set(os.listdir(root)) - set(before) | {".hoodie"}:
+        p = root / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+    return True
 
 
 def check_table_matches(props: TableProperties, options: Mapping) -> None:
