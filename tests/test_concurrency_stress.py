@@ -31,6 +31,7 @@ hudi = pytest.importorskip("hudi")
 
 from hudi_log.table import read_table  # noqa: E402
 from hudi_log.table.properties import read_properties  # noqa: E402
+from hudi_log.table.services.archive import read_archive  # noqa: E402
 from hudi_log.table.timeline.timeline import Timeline  # noqa: E402
 from hudi_log.table.write.client import write_table  # noqa: E402
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
@@ -155,8 +156,12 @@ def run(tmp_path: Path, *, writers: int, commits: int, table_type: str, occ: boo
             unknown[w] = begins[n]
         assert w == killed or sorted(begins) == list(range(commits)), (w, sorted(begins), errors[w][-3000:])
     tl = Timeline(path, read_properties(path))
-    completed = {i.requested_time for i in tl.completed()}
+    # writes archive the timeline once it holds hoodie.keep.max.commits (30) commits: the archive counts too
+    archived = read_archive(path)
+    completed = {i.requested_time for i in tl.completed()} | {a.commit_time for a in archived if a.state == "COMPLETED"}
     rolled_back = {c for i in tl.completed() if i.action == "rollback" for c in tl.commit_metadata(i)["commitsRollback"]}
+    rolled_back |= {c for a in archived if a.action == "rollback" and a.state == "COMPLETED"
+                    for c in a.metadata.get("commitsRollback") or []}
     for s in successes:
         assert s["instant"] in completed and s["instant"] not in rolled_back, s
 
