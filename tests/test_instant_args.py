@@ -48,8 +48,8 @@ def test_instant_formats():
     (["--as-of", "notatime"], "{as_of} 'notatime' is not an instant time"),
     (["--query", "incremental", "--begin", "notatime"], "{begin} 'notatime' is not an instant time"),
     (["--query", "incremental", "--begin", "000", "--end", "soon"], "{end} 'soon' is not an instant time"),
-    (["--begin", "20250331030642808"], "{begin} only apply to an incremental query (this one is snapshot)"),
-    (["--query", "read_optimized", "--end", "20250331030642808"], "{end} only apply to an incremental query"),
+    (["--begin", "20250331030642808"], "{begin} applies only to an incremental query (this one is snapshot)"),
+    (["--query", "read_optimized", "--end", "20250331030642808"], "{end} applies only to an incremental query"),
     (["--query", "incremental", "--begin", "000", "--as-of", "20250331030642808"],
      "{as_of} is for snapshot and read-optimized queries"),
     (["--query", "incremental"], "an incremental query needs {begin}"),
@@ -73,7 +73,7 @@ def test_bad_instant_arguments_cli_and_api(corpus_tables, args, message):
 def test_spark_source_options_are_checked_the_same_way():
     with pytest.raises(InstantArgumentError, match=f"option {AS_OF} 'yesterday' is not an instant time"):
         read_args({AS_OF: "yesterday", "path": "t"})
-    with pytest.raises(InstantArgumentError, match=f"option {BEGIN} only apply to an incremental query"):
+    with pytest.raises(InstantArgumentError, match=f"option {BEGIN} applies only to an incremental query"):
         read_args({BEGIN: "000", "path": "t"})
     with pytest.raises(InstantArgumentError, match=f"an incremental query needs option {BEGIN}"):
         read_args({QUERY_TYPE: "incremental", "path": "t"})

@@ -72,7 +72,8 @@ def check_query_options(table_path, query: str, as_of, begin, end, names: dict[s
         return
     given = [names[k] for k, v in (("begin", begin), ("end", end)) if v is not None]
     if given:
-        raise InstantArgumentError(table_path, f"{' and '.join(given)} only apply to an incremental query "
+        verb = "apply" if len(given) > 1 else "applies"
+        raise InstantArgumentError(table_path, f"{' and '.join(given)} {verb} only to an incremental query "
                                    f"(this one is {query})")
 
 
