@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Regenerates generated/ from spec/hudi_log.ksy with the pinned kaitai-struct-compiler (npm, 0.11.0):
 //   generated/hudi_log.py   Python parser + serializer (read-write)
-//   generated/hudi_log.html HTML documentation
-//   generated/hudi_log.dot  Graphviz diagram, and generated/hudi_log.svg rendered from it
+//   generated/hudi_log.html HTML documentation, self-contained (tools/regen/docs.js)
+//   generated/hudi_log.svg  a diagram of one block (tools/regen/docs.js)
 //   generated/HudiLog.js    JavaScript parser in debug mode (every field's start/end recorded, as the
 //                           Web IDE compiles it), and generated/KaitaiStream.js, the pinned npm runtime:
 //                           both are inlined into `hudi-log view` pages, so page and grammar cannot drift
@@ -68,24 +68,14 @@ async function compileTo(lang, readWrite, debug = false) {
   return files;
 }
 
-async function renderSvg(dot) {
-  const { instance } = require("@viz-js/viz");
-  const viz = await instance();
-  return viz.renderString(dot, { format: "svg", engine: "dot" });
-}
-
 // Everything generated/ should hold, as {relative name: contents}.
 async function expectedOutputs() {
   const out = {};
   const py = await compileTo("python", true);
   for (const [name, text] of Object.entries(py)) out[name] = text;
-  const html = await compileTo("html", false);
-  for (const [name, text] of Object.entries(html)) out[name] = text;
-  const gv = await compileTo("graphviz", false);
-  for (const [name, text] of Object.entries(gv)) {
-    out[name] = text;
-    out[name.replace(/\.dot$/, ".svg")] = await renderSvg(text);
-  }
+  const { html, svg } = require("./docs").renderDocs(loadSpec());
+  out["hudi_log.html"] = html;
+  out["hudi_log.svg"] = svg;
   // the viewer's engine: debug mode records each field's byte range for the hex view
   const js = await compileTo("javascript", false, true);
   for (const [name, text] of Object.entries(js)) out[name] = text;
