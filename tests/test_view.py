@@ -243,3 +243,15 @@ def test_map_png(logs, tmp_path):
     root = ElementTree.fromstring(map_svg(file_map(str(logs[1]))))
     assert (width, height) == (int(root.get("width")), int(root.get("height")))
     assert _rgb(COLOURS["DAMAGED"]) in seen and _rgb(COLOURS["AVRO_DATA_BLOCK"]) in seen
+
+
+def test_readme_block_map_is_fresh(tmp_path, monkeypatch):
+    """docs/img/block_map.svg is what `python -m tools.pictures` makes now (the PNGs are screenshots of the
+    same file and page)."""
+    from tools.pictures.__main__ import PICTURE_LOG
+
+    monkeypatch.chdir(tmp_path)
+    synthetic_log(tmp_path / PICTURE_LOG, damage=True)
+    assert run("map", PICTURE_LOG, "-o", "m.svg").exit_code == 0
+    assert (tmp_path / "m.svg").read_text() == (REPO / "docs" / "img" / "block_map.svg").read_text(), \
+        "docs/img is stale: run .venv/bin/python -m tools.pictures"

@@ -29,6 +29,10 @@ SCHEMA = {"type": "record", "name": "trips_record", "namespace": "hoodie.trips",
                      {"name": "fare", "type": ["null", "double"], "default": None}]}
 
 
+#: the pictured file's name: a log file of file group f1e2d3c4-..., as Hudi names them
+PICTURE_LOG = ".f1e2d3c4-0000-4a5b-9c8d-000000000001-0_20260110093000123.log.1_0-1-0"
+
+
 def _records(instant: str, start: int, n: int) -> list[dict]:
     return [{"_hoodie_commit_time": instant, "_hoodie_record_key": f"trip-{i:04d}",
              "_hoodie_partition_path": "city=sf", "rider": f"rider-{i % 7}", "fare": 10.0 + i} for i in range(start, start + n)]
@@ -75,12 +79,14 @@ def main(argv: list[str] | None = None) -> int:
 
     hudi_log = [sys.executable, "-m", "hudi_log.cli"]
     with tempfile.TemporaryDirectory() as tmp:
-        log = synthetic_log(Path(tmp) / ".f1e2d3c4-0000-4a5b-9c8d-000000000001-0_20260110093000123.log.1_0-1-0", damage=True)
-        for name in ("block_map.svg", "block_map.png"):
-            subprocess.run([*hudi_log, "map", str(log), "-o", str(out / name)], check=True)
-        page = Path(tmp) / "view.html"
-        subprocess.run([*hudi_log, "view", str(log), "-o", str(page)], check=True)
-        screenshot(str(page), str(out / "viewer.png"), 1200, 900, fragment="file=0&block=0&field=header")
+        # run where the file is, naming it relatively: the pictures show no temporary path
+        name = PICTURE_LOG
+        synthetic_log(Path(tmp) / name, damage=True)
+        for picture in ("block_map.svg", "block_map.png"):
+            subprocess.run([*hudi_log, "map", name, "-o", str(out / picture)], check=True, cwd=tmp)
+        subprocess.run([*hudi_log, "view", name, "-o", "view.html"], check=True, cwd=tmp)
+        screenshot(str(Path(tmp) / "view.html"), str(out / "viewer.png"), 1100, 820,
+                   fragment="file=0&block=0&field=header")
     print(f"wrote block_map.svg, block_map.png, viewer.png to {out}")
     return 0
 
