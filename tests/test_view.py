@@ -189,18 +189,20 @@ def _rows(dom: str, section: int) -> list[tuple[int, str, str]]:
 @pytest.mark.slow
 @need_chromium
 def test_view_in_chromium_corpus_and_damaged(corpus_dir, logs, tmp_path):
-    corpus = sorted((corpus_dir / "log_files").rglob(".*.log.*"))
+    corpus = sorted((corpus_dir / "log_files").rglob(".*.log.*"))  # one file per block kind Java wrote
     assert corpus
     damaged_corpus = tmp_path / ".c-0_1.log.1_0-1-0"
     data = bytearray(corpus[0].read_bytes())
     data[40] ^= 0xFF  # inside the header: the first block's framing breaks
     damaged_corpus.write_bytes(bytes(data) + corpus[0].read_bytes())
     page = tmp_path / "v.html"
-    r = run("view", str(corpus[0]), str(logs[1]), str(damaged_corpus), "-o", str(page))
+    files = [logs[1], damaged_corpus, *corpus]
+    r = run("view", *map(str, files), "-o", str(page))
     assert r.exit_code == 0, r.output
-    dom = dump_dom(str(page), fragment="file=1&block=2&field=header")
+    dom = dump_dom(str(page), fragment="file=0&block=2&field=header")
     assert 'data-rendered="yes"' in dom, "the page's scripts did not finish"
-    expected = [file_map(str(p)) for p in (corpus[0], logs[1], damaged_corpus)]
+    expected = [file_map(str(p)) for p in files]
+    assert sum(len(m.damaged) for m in expected[2:]) == 0 and sum(len(m.damaged) for m in expected[:2]) >= 3
     for fi, fmap in enumerate(expected):
         rows = _rows(dom, fi)
         assert [i for i, _, _ in rows] == [e.index for e in fmap.entries]
@@ -210,8 +212,8 @@ def test_view_in_chromium_corpus_and_damaged(corpus_dir, logs, tmp_path):
             assert state == ("damaged" if e.damaged else "ok"), (fi, e, cells)
             if e.damaged:
                 assert any(e.damage_reason[:60] in c for c in cells)
-    # file 1, block 2 (content damaged) selected: its fields by grammar name, the codec's own error shown
-    detail = dom.split('id="file-1"')[1].split('<section')[0].split('class="detail"')[1]
+    # file 0, block 2 (content damaged) selected: its fields by grammar name, the codec's own error shown
+    detail = dom.split('id="file-0"')[1].split('<section')[0].split('class="detail"')[1]
     for field in ("magic", "block_size", "format_version", "block_type", "header", "content_length", "content",
                   "content_version", "num_records"):
         assert f'data-field="{field}"' in detail, field
@@ -255,3 +257,15 @@ def test_readme_block_map_is_fresh(tmp_path, monkeypatch):
     assert run("map", PICTURE_LOG, "-o", "m.svg").exit_code == 0
     assert (tmp_path / "m.svg").read_text() == (REPO / "docs" / "img" / "block_map.svg").read_text(), \
         "docs/img is stale: run .venv/bin/python -m tools.pictures"
+
+
+def test_a_file_that_is_not_a_log_file(tmp_path, logs):
+    junk = tmp_path / ".j-0_1.log.1_0-1-0"
+    junk.write_bytes(b"not a log file at all" * 10)
+    r = run("map", str(junk), "-o", str(tmp_path / "j.svg"))
+    assert r.exit_code == 2 and "not a Hudi log file" in r.output and not (tmp_path / "j.svg").exists()
+    page = tmp_path / "v.html"
+    r = run("view", str(logs[0]), str(junk), "-o", str(page))
+    assert r.exit_code == 2 and "1 of 2 file(s) could not be read" in r.output
+    files = _page_data(page.read_text())["files"]
+    assert files[0]["error"] is None and "not a Hudi log file" in files[1]["error"]

@@ -3,7 +3,8 @@ picture -- an offline HTML viewer (:mod:`.view_page`) and a block map for bug re
 
 Both show the damage ``hudi-log validate`` finds. A PNG map is the SVG rendered by headless Chromium
 (:mod:`.chromium`); without Chromium, ``-o x.png`` is refused (write .svg instead). Exit 0 when written,
-2 for an input or output that cannot be used.
+2 for an input or output that cannot be used: `map` then writes nothing; `view` still writes its page,
+showing such a file as unreadable, beside the others.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ def _maps(files: list[str], deep: bool) -> list[FileMap]:
             fmap = file_map(path, deep)
         except OSError as e:
             raise os_error(path, e) from None
-        if fmap.error:
-            warn(f"{path}: {fmap.error} (shown as unreadable)")
         out.append(fmap)
     return out
 
@@ -87,6 +86,11 @@ def view(files: tuple[str, ...], output: str, framing_only: bool) -> None:
     _write(output, page.encode("utf-8"))
     damaged = sum(len(m.damaged) for m in maps)
     click.echo(f"wrote {output}: {len(maps)} file(s), {sum(len(m.entries) for m in maps)} blocks, {damaged} damaged")
+    unreadable = [m for m in maps if m.error]
+    for m in unreadable:
+        warn(f"{m.error} (shown on the page as unreadable)")
+    if unreadable:
+        fail(f"{len(unreadable)} of {len(maps)} file(s) could not be read as log files")
 
 
 @click.command(name="map")
@@ -106,6 +110,8 @@ def map_cmd(file: str, output: str, framing_only: bool) -> None:
              "HUDI_LOG_CHROMIUM); write an .svg instead")
     check_output_path(output)
     (fmap,) = _maps(_log_files((file,)), not framing_only)
+    if fmap.error:
+        fail(fmap.error)
     svg = map_svg(fmap)
     if ext == ".svg":
         _write(output, svg.encode("utf-8"))
