@@ -5,7 +5,7 @@ Nothing is fetched: the page inlines the JavaScript codec compiled from the gram
 pinned kaitai-struct runtime (generated/HudiLog.js and generated/KaitaiStream.js, written by
 tools/regen/regen.js and held fresh by the regeneration test), so page and grammar cannot drift; the
 files' bytes and their maps (:mod:`.block_map`, the damage ``hudi-log validate`` finds) are embedded as
-JSON. The page's own script and style are assets/viewer.js and assets/viewer.css.
+JSON. The page's own script and style are viewer.js and viewer.css beside this module.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def view_page(maps: list[FileMap], contents: list[bytes], title: str = "hudi-log
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
-        "<style>\n" + _asset("hudi_log.cli", "assets/viewer.css") + "</style>",
+        "<style>\n" + _asset("hudi_log.cli", "viewer.css") + "</style>",
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="legend">{legend}</p>',
@@ -59,7 +59,7 @@ def view_page(maps: list[FileMap], contents: list[bytes], title: str = "hudi-log
         f'<script type="application/json" id="hudi-log-data">{payload}</script>',
         _script(_asset("hudi_log_generated", "KaitaiStream.js")),
         _script(_asset("hudi_log_generated", "HudiLog.js")),
-        _script(_asset("hudi_log.cli", "assets/viewer.js")),
+        _script(_asset("hudi_log.cli", "viewer.js")),
         "<footer>Made by hudi-log view; parsed in this page by the JavaScript codec compiled from "
         "spec/hudi_log.ksy with the kaitai-struct runtime.</footer>",
         "</body></html>",
