@@ -10,3 +10,15 @@ PYTHON="${PYTHON:-python3}"
 # Spark (the demo, the pipeline, the Spark tests) runs on a JVM: Java 17 or newer must be on PATH
 java -version >/dev/null 2>&1 || echo "setup.sh: warning: no java on PATH; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2
 npm ci --no-audit --no-fund --loglevel=error
+# `hudi-log view`'s browser tests and `hudi-log map -o x.png` run Debian's chromium: installed here when we
+# run as root with apt (CI does), skipped when present; otherwise those tests skip and say why
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq chromium >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
+      || echo "setup.sh: warning: could not install chromium; the viewer's browser tests will skip" >&2
+  else
+    echo "setup.sh: note: no chromium (apt-get install chromium as root); the viewer's browser tests will skip" >&2
+  fi
+fi

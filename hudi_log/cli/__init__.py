@@ -2,6 +2,7 @@
 
 * :mod:`.logs`: log files (inspect, records, validate, salvage), :mod:`.write_block`: write-block;
 * :mod:`.diff`: two log files or blocks compared (diff);
+* :mod:`.view`: a log file as a picture (view: an offline HTML viewer, map: an SVG/PNG block map);
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
@@ -25,6 +26,7 @@ from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
                        savepoints_group)
+from .view import map_cmd, view
 from .write_block import write_block
 
 
@@ -89,7 +91,7 @@ def main() -> None:
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
-                        (compactions_cmd, "compactions")):
+                        (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):

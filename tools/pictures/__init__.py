@@ -1,0 +1,1 @@
+"""Scripts that make the README's pictures (see __main__)."""
