@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 from ...format.reader import open_log
 from ...format.grammar import BlockType

@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from ...paths import as_path
 from ...format.content.avro_arrow import spark_create_schema
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..properties import (
@@ -201,7 +202,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
 # ---- the table -----------------------------------------------------------------------------------
 def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> TableProperties:
     """Create the table at ``path`` (which must not be a Hudi table yet); returns its properties."""
-    root = Path(path)
+    root = as_path(path)
     meta = root / ".hoodie"
     if (meta / PROPERTIES_FILE).exists() or (meta / BACKUP_FILE).exists():
         raise TableMismatchError(meta / PROPERTIES_FILE, "a Hudi table already exists here")
@@ -249,7 +250,7 @@ def partition_depth(partition: str) -> int:
 
 def write_partition_metadata(table_path, partition: str, instant: str) -> Path:
     """``{partition}/.hoodie_partition_metadata`` unless it exists (Hudi keeps the first one)."""
-    d = Path(table_path) / partition.strip("/") if partition.strip("/") else Path(table_path)
+    d = as_path(table_path) / partition.strip("/") if partition.strip("/") else as_path(table_path)
     d.mkdir(parents=True, exist_ok=True)
     f = d / PARTITION_METAFILE
     if not f.exists():
