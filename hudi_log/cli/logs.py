@@ -24,7 +24,8 @@ from ..format.reader import RULES, open_log
 from ..format.content.avro_arrow import arrow_to_avro_schema
 from ..log.append_handle import AppendHandle
 from ..log.storage import Storage
-from .output import dumps, fail as _fail
+from ..paths import as_path, is_uri, write_replace
+from .output import StoragePath, dumps, fail as _fail
 
 
 def _short(value: str, width: int = 60) -> str:
@@ -32,7 +33,7 @@ def _short(value: str, width: int = 60) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=StoragePath(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print JSON for machines")
 def inspect(files: tuple[str, ...], as_json: bool) -> None:
     """A row per block: offset, instant, record count, block type, header, footer.
@@ -82,7 +83,7 @@ def _block_rows(block: LogBlock):
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=StoragePath(dir_okay=False))
 @click.option("--limit", type=int, default=None, help="stop after N records")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines (the default prints a table)")
 def records(files: tuple[str, ...], limit: int | None, as_json: bool) -> None:
@@ -113,7 +114,7 @@ def records(files: tuple[str, ...], limit: int | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=StoragePath(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print JSON for machines")
 @click.option("--spark", "on_spark", is_flag=True, help="one Spark job over FILES (globs, e.g. '/lake/**/.*.log.*')")
 @click.option("--master", default=None, help="Spark master for --spark (default local[*])")
@@ -162,10 +163,13 @@ def validate(files: tuple[str, ...], as_json: bool, on_spark: bool, master: str 
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, exists=True))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="where to write the intact blocks")
+@click.argument("file", type=StoragePath(dir_okay=False, exists=True))
+@click.option("-o", "--output", required=True, type=StoragePath(dir_okay=False), help="where to write the intact blocks")
 def salvage(file: str, output: str) -> None:
     """Write a new log file holding exactly the intact blocks of FILE, byte for byte."""
+    if is_uri(file) or is_uri(output):
+        _salvage_to_store(file, output)
+        return
     if os.path.exists(output) and os.path.samefile(file, output):
         _fail("the output must not be the input file")
     kept = dropped = 0
@@ -186,6 +190,27 @@ def salvage(file: str, output: str) -> None:
     except (HudiLogError, OSError) as e:
         os.unlink(tmp)
         _fail(str(e))
+    click.echo(f"{output}: kept {kept} intact block(s), dropped {dropped} damaged span(s)")
+
+
+def _salvage_to_store(file: str, output: str) -> None:
+    """salvage where the input or the output is on an object store: the intact blocks are gathered and
+    the output is written as one object (no temp file and rename there)."""
+    if str(as_path(file)) == str(as_path(output)):
+        _fail("the output must not be the input file")
+    kept = dropped = 0
+    pieces = []
+    try:
+        data = as_path(file).read_bytes()  # one GET; the blocks are cut from it
+        for b in open_log(data):
+            if b.corrupt:
+                dropped += 1
+                continue
+            pieces.append(data[b.offset:b.offset + b.length])
+            kept += 1
+        write_replace(as_path(output), b"".join(pieces))
+    except (HudiLogError, OSError) as e:
+        _fail(f"{file}: {e}")
     click.echo(f"{output}: kept {kept} intact block(s), dropped {dropped} damaged span(s)")
 
 
@@ -245,10 +270,10 @@ def _deletes(path: str) -> Iterator[tuple[str, Optional[str], Any]]:
               help="data block format")
 @click.option("--deletes", "deletes_path", type=click.Path(exists=True, dir_okay=False),
               help="keys to delete: one per line, or JSON lines {key, partition_path, ordering_value}")
-@click.option("--table", "table_path", type=click.Path(file_okay=False),
+@click.option("--table", "table_path", type=StoragePath(file_okay=False),
               help="table base path: write to the file group's log files under it (needs --file-id)")
 @click.option("--file-id", help="file group id (with --table)")
-@click.option("--log-file", "log_file", type=click.Path(dir_okay=False),
+@click.option("--log-file", "log_file", type=StoragePath(dir_okay=False),
               help="write to this log file (its name gives file id, instant, version and token)")
 @click.option("--base-instant", help="instant in the log file name (table version < 8; default --instant)")
 @click.option("--table-version", type=int, default=6, show_default=True)
@@ -303,14 +328,14 @@ def write_block(
         fields = [f.strip() for f in record_key.split(",") if f.strip()]
         key_spec = fields[0] if len(fields) == 1 else fields
 
-    storage = Storage()
+    storage = Storage.for_path(log_file if log_file is not None else table_path or "")
     kw: dict[str, Any] = {}
     if log_file is not None:
         try:
-            name = LogFileName.parse(os.path.basename(log_file))
+            name = LogFileName.parse(storage.basename(log_file))
         except LogFileNameError as e:
             _fail(str(e))
-        directory = os.path.dirname(os.path.abspath(log_file))
+        directory = log_file.rsplit("/", 1)[0] if is_uri(log_file) else os.path.dirname(os.path.abspath(log_file))
         base, fid = directory, name.file_id
         kw.update(log_dir=directory, log_version=name.version, write_token=name.write_token or "1-0-1")
         if name.instant != instant:

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from ..paths import configure_storage, is_uri
+
 
 def _json_default(value: Any):
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -38,11 +40,26 @@ def fail(message: str, code: int = 2) -> None:
 
 
 def hudi_options(pairs) -> dict[str, str]:
-    """``--option KEY=VALUE`` (repeatable) as Hudi options; one without ``=`` is a usage error."""
+    """``--option KEY=VALUE`` (repeatable) as Hudi options; one without ``=`` is a usage error. The
+    storage options among them (``fs.s3a.endpoint``, ...) also configure how s3:// paths are reached."""
     out = {}
     for kv in pairs:
         if "=" not in kv:
             fail(f"--option {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
         out[k.strip()] = v.strip()
+    configure_storage(out)
     return out
+
+
+class StoragePath(click.Path):
+    """A table or file argument: a local path (checked as ``click.Path`` checks it) or an object-store
+    URI (``s3://bucket/key``), passed on unchecked, since looking costs a request and the command's own
+    error names a missing table or file."""
+
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        if is_uri(value):
+            return value
+        return super().convert(value, param, ctx)

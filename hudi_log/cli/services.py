@@ -8,14 +8,14 @@ import json
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options
+from .output import StoragePath, fail as _fail, hudi_options
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
 
 
 @click.command("compact")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--schedule-only", is_flag=True, help="Only write the compaction plan (compaction.requested).")
 @click.option("--instant", default=None, help="Run this pending compaction instead of scheduling a new one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -44,7 +44,7 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
 
 
 @click.command("clean")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--retain-commits", type=click.IntRange(min=1), required=True,
               help="Keep every file the last N commits need (hoodie.cleaner.commits.retained).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -61,7 +61,7 @@ def clean_cmd(path, retain_commits, as_json, extra):
 
 
 @click.command("rollback")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.argument("instant")
 @_OPTION
 def rollback_cmd(path, instant, extra):

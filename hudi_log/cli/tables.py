@@ -13,12 +13,13 @@ import sys
 
 import click
 
+from ..paths import as_path
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options
+from .output import StoragePath, fail as _fail, hudi_options
 
 
 @click.command("table")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def table_cmd(path, as_json):
     """Show a Hudi table: properties, timeline, partitions / file groups / slices."""
@@ -64,7 +65,7 @@ def table_cmd(path, as_json):
 
 
 @click.command("read")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--query", type=click.Choice(["snapshot", "read_optimized", "incremental"]), default="snapshot")
 @click.option("--as-of", default=None, help="Time travel: snapshot as of this instant.")
 @click.option("--begin", default=None, help="Incremental: exclusive lower bound.")
@@ -139,7 +140,7 @@ def _read_input(path: str):
 
 
 @click.command("write")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.option("--input", "input_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="records to write: FILE.jsonl or FILE.parquet")
 @click.option("--operation", default="upsert", show_default=True,
@@ -156,7 +157,6 @@ def _read_input(path: str):
 def write_cmd(path, input_path, operation, extra, table_name, table_type, table_version, record_key, precombine,
               partition_field, hive_style, as_json):
     """Write records to the Hudi table at PATH (created when absent)."""
-    from pathlib import Path
 
     from ..table.write.client import write_table
 
@@ -171,8 +171,8 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
         "hoodie.datasource.write.hive_style_partitioning": None if hive_style is None else str(hive_style).lower(),
     }
     options.update({k: v for k, v in flags.items() if v is not None})
-    if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
-        options["hoodie.table.name"] = Path(path).resolve().name
+    if "hoodie.table.name" not in options and not (as_path(path) / ".hoodie").is_dir():
+        options["hoodie.table.name"] = as_path(path).resolve().name
     data = _read_input(input_path)
     try:
         result = write_table(path, data, operation, options)
