@@ -149,6 +149,7 @@ class HudiWriter(DataSourceArrowWriter):
         return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
     def commit(self, messages) -> None:
+        configure_storage(self.storage_options)  # commit and abort run in a Python process of their own
         ctx = self.tx.context
         stats = [s for m in messages if m is not None for s in m.stats]
         try:
@@ -179,6 +180,7 @@ class HudiWriter(DataSourceArrowWriter):
             "one partition"))
 
     def abort(self, messages) -> None:
+        configure_storage(self.storage_options)
         ctx = self.tx.context
         # Spark may call abort after a failed commit that already rolled back: roll back a pending instant once
         if _pending(ctx.table_path, ctx.instant):
@@ -247,6 +249,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
     runs again behind a hash shuffle on the record-key columns (at once with ``hudi_log.write.shuffle.
     keys=always``). Returns the :class:`WriteSummary` of the committed instant.
     """
+    configure_storage(options)
     shuffle = str(options.get(SHUFFLE_KEYS_OPTION, "auto")).lower()
     if shuffle not in SHUFFLE_KEYS_VALUES:
         raise WriteError(path, f"{SHUFFLE_KEYS_OPTION}={shuffle!r}: use one of {', '.join(SHUFFLE_KEYS_VALUES)}")

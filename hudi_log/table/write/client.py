@@ -70,7 +70,7 @@ from typing import Mapping
 
 import pyarrow as pa
 
-from ...paths import as_path
+from ...paths import as_path, configure_storage
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
@@ -288,6 +288,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
+    configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
     table_path = as_path(path)
     _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
