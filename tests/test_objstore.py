@@ -235,3 +235,19 @@ def test_kill_9_mid_write_then_rollback_on_next_write(s3):
     assert not [i for i in tl.instants if not i.is_completed]
     assert not [k for k in keys(s3) if dead in k and ".hoodie/" not in k and ".log." not in k]
     assert state(read_table(path)) == {**model, "k003": "c3", "k030": "c30"}
+
+
+@pytest.mark.parametrize("name", ["quickstart_trips_table_mor_avro_v6_trips_8i1u",
+                                  "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"])
+def test_java_written_table_read_from_the_bucket(s3, corpus_tables, name):
+    """A table Java Hudi wrote, uploaded as is, reads the same from the bucket as from local disk."""
+    root = corpus_tables[name]
+    fs, bucket = s3.filesystem(), s3.base.removeprefix("s3://")
+    for f in root.rglob("*"):
+        if f.is_file():
+            with fs.open_output_stream(f"{bucket}/t/{f.relative_to(root).as_posix()}") as out:
+                out.write(f.read_bytes())
+    local, remote = read_table(str(root)), read_table(f"{s3.base}/t")
+    assert local.num_rows > 0
+    key = lambda t: sorted(map(str, t.to_pylist()))  # noqa: E731
+    assert key(remote) == key(local)

@@ -2,7 +2,8 @@
 
 Local disk is the default. Any ``pyarrow.fs.FileSystem`` works, as does a URI
 (``s3://bucket/table``, ``gs://…``, ``hdfs://…``, ``file:///…``) through
-``pyarrow.fs.FileSystem.from_uri``.
+:func:`hudi_log.paths.filesystem_for` (credentials and endpoint from ``AWS_*`` and ``fs.s3a.*``);
+:meth:`Storage.for_path` keeps the table's URIs as they are spelled.
 
 What the log writer needs from storage, and how each kind provides it:
 
