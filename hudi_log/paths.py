@@ -28,6 +28,7 @@ Hadoop S3A option names (``fs.s3a.endpoint``, ``fs.s3a.access.key``, ...) given 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import os
@@ -224,6 +225,15 @@ class RemotePath:
         return self._child(posixpath.dirname(self.key))
 
     @property
+    def parents(self) -> list["RemotePath"]:
+        """The enclosing prefixes, nearest first, down to the bucket (never the bare scheme)."""
+        out, key = [], posixpath.dirname(self.key)
+        while key:
+            out.append(self._child(key))
+            key = posixpath.dirname(key)
+        return out
+
+    @property
     def suffix(self) -> str:
         return posixpath.splitext(self.name)[1]
 
@@ -257,6 +267,9 @@ class RemotePath:
     def is_dir(self) -> bool:
         return self._file_info().type == pafs.FileType.Directory
 
+    def is_symlink(self) -> bool:
+        return False  # an object store has no links
+
     def stat(self) -> RemoteStat:
         info = self._file_info()
         if info.type == pafs.FileType.NotFound:
@@ -265,6 +278,17 @@ class RemotePath:
         return RemoteStat(info.size or 0, ns / 1e9, ns)
 
     def _listing(self, recursive: bool) -> list[pafs.FileInfo]:
+        memo = getattr(_scope, "listings", None)
+        if memo is None:
+            return self._list(recursive)
+        found = memo.get((str(self), recursive))
+        if found is None and not recursive:
+            found = _children_from(memo, self)
+        if found is None:
+            found = memo[(str(self), recursive)] = self._list(recursive)
+        return found
+
+    def _list(self, recursive: bool) -> list[pafs.FileInfo]:
         sel = pafs.FileSelector(self.key, allow_not_found=True, recursive=recursive)
         return self.fs.get_file_info(sel)
 
@@ -337,6 +361,45 @@ class RemotePath:
         except FileNotFoundError:
             if not missing_ok:
                 raise
+
+
+_scope = threading.local()
+
+
+@contextlib.contextmanager
+def listing_scope() -> Iterator[None]:
+    """Within the block, this thread LISTs each object-store prefix once, and a recursive listing answers
+    for the prefixes under it. For work that lists the same folders more than once and writes nothing
+    meanwhile (a read's planning: its integrity check and its file-system view list every partition)."""
+    if getattr(_scope, "listings", None) is not None:
+        yield  # an enclosing scope's listings serve
+        return
+    _scope.listings = {}
+    try:
+        yield
+    finally:
+        _scope.listings = None
+
+
+def _children_from(memo: dict, path: "RemotePath") -> Optional[list[pafs.FileInfo]]:
+    """``path``'s direct entries, cut from a recursive listing of it or of a prefix above it (None: none
+    was made). A key deeper down stands for the folder holding it, as a LIST with a delimiter shows it."""
+    for (uri, recursive), infos in memo.items():
+        if not recursive or not (str(path) == uri or str(path).startswith(uri + "/")):
+            continue
+        out, folders, head = [], set(), path.key + "/"
+        for i in infos:
+            if not i.path.startswith(head):
+                continue
+            first, sep, _ = i.path[len(head):].partition("/")
+            if sep or i.type == pafs.FileType.Directory:
+                folders.add(first)
+            else:
+                out.append(i)
+        out += [pafs.FileInfo(head + d, pafs.FileType.Directory) for d in sorted(folders)]
+        memo[(str(path), False)] = out
+        return out
+    return None
 
 
 class _TextReader:

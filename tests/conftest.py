@@ -123,11 +123,15 @@ def s3_server():
 @pytest.fixture
 def s3(s3_server, monkeypatch, request):
     """The server, with the AWS_* environment pointing at it and a fresh bucket; ``s3.base`` is its URI."""
+    import hashlib
     import re
 
     for k, v in s3_server.env().items():
         monkeypatch.setenv(k, v)
-    bucket = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-") or "bucket"
+    # the test's name, cut to S3's 63 characters, made unique by a hash of the whole name (parametrized
+    # tests share their first 50 characters, and a shared bucket would mix their tables)
+    digest = hashlib.sha1(request.node.name.encode()).hexdigest()[:8]
+    bucket = (re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-") or "bucket") + "-" + digest
     s3_server.create_bucket(bucket)
     s3_server.base = f"s3://{bucket}"
     return s3_server

@@ -251,3 +251,60 @@ def test_java_written_table_read_from_the_bucket(s3, corpus_tables, name):
     assert local.num_rows > 0
     key = lambda t: sorted(map(str, t.to_pylist()))  # noqa: E731
     assert key(remote) == key(local)
+
+
+def test_timeline_services_in_the_bucket(s3):
+    """Archival (v6; on COPY_ON_WRITE, which no compaction holds back), savepoint and restore, and the CLI's timeline commands on an s3:// table."""
+    from hudi_log.table.services.archive import read_archive
+    from hudi_log.table.services.savepoint import create_savepoint, list_savepoints, restore
+
+    path = f"{s3.base}/t"
+    o = opts("COPY_ON_WRITE", 6, **{"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"})
+    instants, states = [], []
+    for n in range(5):  # the write after the 4th commit archives the timeline automatically
+        instants.append(write_table(path, batch(range(n % 3, 6), f"v{n}", n + 1), "upsert", o).instant)
+        states.append(state(read_table(path)))
+    archived = read_archive(path)
+    assert archived and {a.commit_time for a in archived} < set(instants)
+    assert any(k.startswith("t/.hoodie/archived/.commits_.archive.") for k in keys(s3))
+    create_savepoint(path, instants[-1], user="ops")
+    assert [s.instant for s in list_savepoints(Timeline(path, read_properties(path)))] == [instants[-1]]
+    write_table(path, batch(range(6), "late", 9), "upsert", o)
+    assert restore(path, instants[-1], o).action == "restore"
+    assert state(read_table(path)) == states[-1]
+    runner = CliRunner()
+    for args in (["savepoints", "show", "--json", path], ["archived", "show", "--json", path],
+                 ["commits", "show", "--json", path]):
+        res = runner.invoke(main, args)
+        assert res.exit_code == 0, (args, res.output)
+        assert json.loads(res.output), args
+
+
+def test_integrity_validate_and_diff_in_the_bucket(s3):
+    """A committed log object deleted from the bucket: a read warns (or, strict, refuses), ``validate
+    --table`` reports it; ``diff`` compares two log objects."""
+    from hudi_log.table.errors import IntegrityError
+    from hudi_log.table.read.integrity import IntegrityWarning
+
+    path = f"{s3.base}/t"
+    o = opts("MERGE_ON_READ")
+    write_table(path, batch(range(6), "a", 1), "insert", o)
+    write_table(path, batch(range(6), "b", 2), "upsert", o)
+    runner = CliRunner()
+    res = runner.invoke(main, ["validate", "--table", path, "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["log_files"] >= 1
+    logs = sorted(k for k in keys(s3) if ".log." in k)
+    res = runner.invoke(main, ["diff", f"{s3.base}/{logs[0]}", f"{s3.base}/{logs[0]}"])
+    assert res.exit_code == 0, res.output
+    if len(logs) > 1:
+        assert runner.invoke(main, ["diff", f"{s3.base}/{logs[0]}", f"{s3.base}/{logs[1]}"]).exit_code == 1
+    as_path(f"{s3.base}/{logs[0]}").unlink()
+    with pytest.warns(IntegrityWarning, match="missing"):
+        read_table(path)
+    with pytest.raises(IntegrityError, match=logs[0].rsplit("/", 1)[-1]):
+        read_table(path, strict=True)
+    res = runner.invoke(main, ["validate", "--table", path])
+    assert res.exit_code == 1 and "missing" in res.output.lower(), res.output
+    res = runner.invoke(main, ["read", path, "--strict", "--format", "jsonl"])
+    assert res.exit_code == 3, res.output

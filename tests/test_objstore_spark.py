@@ -7,6 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
+from hudi_log.paths import as_path
 from hudi_log.table import read_table
 
 pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
@@ -44,3 +45,41 @@ def test_spark_write_read_and_blocks_on_s3(spark, s3, monkeypatch):
     with pytest.raises(Exception, match="object store cannot"):
         first.write.format("hudi_log").options(**o).mode("overwrite").save(path)
     assert pa.Table.from_pylist([r.asDict() for r in got]).num_rows == len(expected)
+
+
+def test_streaming_sink_and_source_on_s3(spark, s3, tmp_path):
+    """A Structured Streaming query writes micro-batches into an s3:// table (rows staged as objects in
+    the bucket), and another reads the table's commits back as a stream."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from hudi_log.spark.stream_sink import SINK_CHECKPOINT_KEY
+    from hudi_log.table.properties import read_properties
+    from hudi_log.table.timeline.timeline import Timeline
+
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    for n, (ids, name) in enumerate([([1, 2, 3], "a"), ([2, 4], "b")]):
+        pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "name": [name] * len(ids),
+                                 "ts": pa.array([n] * len(ids), pa.int64())}), src / f"{n}.parquet")
+    path = f"{s3.base}/t"
+    o = {**s3.options(), "hoodie.table.name": "events", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+         "hoodie.write.table.version": "8", "hoodie.datasource.compaction.async.enable": "false"}
+    q = (spark.readStream.schema("id long, name string, ts long").option("maxFilesPerTrigger", 1).parquet(str(src))
+         .writeStream.format("hudi_log").options(**o).option("checkpointLocation", str(tmp_path / "c1"))
+         .trigger(availableNow=True).start(path))
+    assert q.awaitTermination(300) and q.exception() is None, q.exception()
+    assert {r["id"]: r["name"] for r in read_table(path).to_pylist()} == {1: "a", 2: "b", 3: "a", 4: "b"}
+    tl = Timeline(path, read_properties(path))
+    assert [json.loads(tl.commit_metadata(i)["extraMetadata"][SINK_CHECKPOINT_KEY]) for i in tl.completed_commits()] \
+        == [{"default_single_writer": "0"}, {"default_single_writer": "1"}]
+    assert not [i for i in as_path(path).rglob("*.arrow")], "staged rows left in the bucket"
+
+    q = (spark.readStream.format("hudi_log").options(**s3.options()).load(path).select("id", "name")
+         .writeStream.format("parquet").option("checkpointLocation", str(tmp_path / "c2"))
+         .trigger(availableNow=True).start(str(out)))
+    assert q.awaitTermination(300) and q.exception() is None, q.exception()
+    assert sorted((r["id"], r["name"]) for r in spark.read.parquet(str(out)).collect()) == [
+        (1, "a"), (2, "a"), (2, "b"), (3, "a"), (4, "b")]
