@@ -8,7 +8,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import struct
 import tracemalloc
 from pathlib import Path
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import hudi_log
 from hudi_log import (
     BlockType,
     CorruptBlockError,

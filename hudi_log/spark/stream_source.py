@@ -133,18 +133,19 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.initialOffset()  # a bad start offset is refused when the query starts
 
     def initialOffset(self) -> dict:
-        from ..table.read.query import _normalise_instant
+        from ..table.errors import QueryError
+        from ..table.read.instants import parse_instant
 
         start = self.start_option.lower()
         if start == "earliest":
             return {OFFSET_KEY: INIT_INSTANT_TS}
         if start == "latest":
             return {OFFSET_KEY: _Timeline(self.path).latest() or INIT_INSTANT_TS}
-        t = _normalise_instant(self.start_option)
-        if not t.isdigit() or len(t) < 8:
+        try:
+            return {OFFSET_KEY: parse_instant(self.start_option, START_OFFSET, self.path)}
+        except QueryError:
             raise HudiReadError(self.path, f"{START_OFFSET}={self.start_option!r}: use earliest, latest or an "
-                                "instant time (yyyyMMddHHmmss[SSS])")
-        return {OFFSET_KEY: t}
+                                "instant time (yyyyMMddHHmmss[SSS])") from None
 
     def getDefaultReadLimit(self):
         return ReadMaxRows(self.max_rows) if self.max_rows else ReadAllAvailable()

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
