@@ -104,3 +104,34 @@ def java_program(tmp_path_factory):
         return run
 
     return compile_source
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A local S3-compatible server for the session (moto's standalone server, tools/s3server.py), on a
+    free port; skips, saying why, where moto[server] is not installed (tools/setup.sh installs it)."""
+    try:
+        from tools.s3server import S3Server
+        server = S3Server()
+    except ImportError as e:
+        pytest.skip(f"moto[server] is not installed ({e}): no local S3 server for the object-store tests")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch, request):
+    """The server, with the AWS_* environment pointing at it and a fresh bucket; ``s3.base`` is its URI."""
+    import hashlib
+    import re
+
+    for k, v in s3_server.env().items():
+        monkeypatch.setenv(k, v)
+    # the test's name, cut to S3's 63 characters, made unique by a hash of the whole name (parametrized
+    # tests share their first 50 characters, and a shared bucket would mix their tables)
+    digest = hashlib.sha1(request.node.name.encode()).hexdigest()[:8]
+    bucket = (re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-") or "bucket") + "-" + digest
+    s3_server.create_bucket(bucket)
+    s3_server.base = f"s3://{bucket}"
+    return s3_server

@@ -21,7 +21,7 @@ import click
 
 from .diff import diff
 from .logs import inspect, records, salvage, validate
-from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for
+from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
@@ -80,12 +80,17 @@ class _Main(click.Group):
 
 @click.group(name="hudi-log", cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="hudi-log")
-def main() -> None:
+@click.option("--option", "storage", multiple=True, metavar="KEY=VALUE",
+              help="a storage option for s3:// paths, named as Hadoop's S3A names it (fs.s3a.endpoint, "
+                   "fs.s3a.access.key, fs.s3a.secret.key, fs.s3a.path.style.access); repeatable. "
+                   "AWS_* environment variables work too.")
+def main(storage) -> None:
     """Look inside, check and repair Apache Hudi Merge-On-Read log files and tables.
 
     Exit codes: 0 done; 2 a usage or input error (nothing was changed); 3 an operation failed in the
     middle. `validate` has its own: 0 intact, 1 damaged, 2 unreadable.
     """
+    hudi_options(storage)  # takes the fs.s3a.* keys for every path the command opens
 
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),

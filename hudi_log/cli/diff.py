@@ -14,22 +14,23 @@ import click
 from ..errors import HudiLogError
 from ..format.diff import diff_blocks, diff_files
 from ..format.reader import open_log
+from ..paths import as_path, is_uri
 from .output import dumps, fail as _fail
 
 
 def _split(arg: str) -> tuple[str, int | None]:
     """``path`` or ``path@offset`` (a path that itself contains '@' is taken whole if it exists)."""
     path, at, offset = arg.rpartition("@")
-    if not at or os.path.exists(arg) or not offset.isdigit():
+    if not at or (not is_uri(arg) and os.path.exists(arg)) or not offset.isdigit():
         return arg, None
     return path, int(offset)
 
 
 def _blocks(arg: str):
     path, offset = _split(arg)
-    if not os.path.isfile(path):
-        _fail(f"{path}: no such file")
     try:
+        if not as_path(path).is_file():  # one request for an object (s3://bucket/key)
+            _fail(f"{path}: no such file")
         blocks = list(open_log(path))
     except (HudiLogError, OSError) as e:
         _fail(str(e))

@@ -8,17 +8,23 @@
   matches named as log files and the log files of matched folders.
 
 Log files are recognised by name, as Hudi's ``FSUtils.isLogFile`` does (``.{fileId}_{instant}.log.{version}_{token}``).
+
+On an object store (``s3://bucket/...``, :mod:`hudi_log.paths`) the same three kinds hold: an object, a
+prefix (a "folder", listed once, recursively) and a glob, whose part before the first wildcard is the
+prefix listed (one recursive LIST) and whose rest is matched against the keys under it.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import sys
 from dataclasses import dataclass
 
-from ..errors import LogFileNameError
+from ..errors import HudiLogError, LogFileNameError
 from ..format.log_file_name import LogFileName
+from ..paths import as_path, is_uri, walk_dirs
 
 #: folders under .hoodie that never hold a table's log files (the metadata table's are under .hoodie/metadata)
 _HOODIE_SKIP = {"archived", "timeline", ".aux", ".temp", ".heartbeat", ".schema", ".bucket_index", ".lock"}
@@ -40,14 +46,69 @@ def is_log_file_name(name: str) -> bool:
     return True
 
 
+def _join(folder: str, rel: str) -> str:
+    if not rel:
+        return folder
+    return folder.rstrip("/") + "/" + rel if is_uri(folder) else os.path.join(folder, rel)
+
+
 def _folder_logs(folder: str) -> list[str]:
     out = []
-    for d, dirs, files in os.walk(folder):
-        if os.path.basename(d) == ".hoodie":
+    top = os.path.basename(folder.rstrip("/"))
+    for rel, dirs, files in walk_dirs(as_path(folder)):  # os.walk, or one recursive LIST on a store
+        if (rel.rsplit("/", 1)[-1] if rel else top) == ".hoodie":
             dirs[:] = [x for x in dirs if x not in _HOODIE_SKIP]
         dirs.sort()
-        out.extend(os.path.join(d, f) for f in sorted(files) if is_log_file_name(f))
+        d = _join(folder, rel)
+        out.extend(_join(d, f) for f in sorted(files) if is_log_file_name(f))
     return out
+
+
+def _skipped_below(folder_name: str, dirs: list[str]) -> bool:
+    """Whether a file in ``dirs`` (folders below a folder named ``folder_name``) is one that
+    :func:`_folder_logs` leaves out (timeline, archive, markers, ... under a ``.hoodie``)."""
+    names = [folder_name, *dirs]
+    return any(names[j] == ".hoodie" and names[j + 1] in _HOODIE_SKIP for j in range(len(names) - 1))
+
+
+def _match(pattern: list[str], parts: list[str]) -> bool:
+    """Whether path components ``parts`` match glob components ``pattern`` (``**``: any number of them)."""
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and _match(pattern[1:], parts[1:])
+
+
+def _store_glob(pattern: str) -> list[str]:
+    """The log files a glob on an object store names: matched objects named as log files, and the log
+    files under matched prefixes (as :func:`_folder_logs` picks them)."""
+    scheme, _, rest = pattern.partition("://")
+    parts = rest.split("/")
+    first = next(i for i, c in enumerate(parts) if glob.has_magic(c))
+    if first == 0:
+        raise ValueError("a wildcard in the bucket name is not supported")
+    root, pat = f"{scheme}://" + "/".join(parts[:first]), [c for c in parts[first:] if c]
+    out = []
+    for rel, _, files in walk_dirs(as_path(root)):  # one recursive LIST of the prefix
+        dirs = rel.split("/") if rel else []
+        for f in files:
+            if not is_log_file_name(f):
+                continue
+            # the object itself, or a folder above it (the prefix itself for a bare "**")
+            if _match(pat, dirs + [f]) or any(
+                    _match(pat, dirs[:k]) and not _skipped_below(dirs[k - 1] if k else parts[first - 1], dirs[k:])
+                    for k in range(len(dirs) + 1)):
+                out.append(_join(_join(root, rel), f))
+    return sorted(out)
+
+
+def _store_kind(arg: str) -> str:
+    """"dir", "file" or "missing" for an object-store argument (one HEAD-like request)."""
+    p = as_path(arg)
+    if p.is_file():
+        return "file"
+    return "dir" if p.is_dir() else "missing"
 
 
 def _glob(pattern: str) -> list[str]:
@@ -62,13 +123,30 @@ def expand(args: tuple[str, ...] | list[str]) -> tuple[list[str], list[Missing]]
     seen: set[str] = set()
 
     def add(path: str) -> None:
-        key = os.path.abspath(path)
+        key = path if is_uri(path) else os.path.abspath(path)
         if key not in seen:
             seen.add(key)
             files.append(path)
 
     for arg in args:
-        if os.path.isdir(arg):
+        if is_uri(arg):
+            try:
+                if glob.has_magic(arg):
+                    found = _store_glob(arg)
+                    if not found:
+                        missing.append(Missing(arg, "no log file matches this pattern"))
+                else:
+                    kind = _store_kind(arg)
+                    found = _folder_logs(arg) if kind == "dir" else [arg] if kind == "file" else []
+                    if kind != "file" and not found:
+                        missing.append(Missing(arg, "a prefix holding no log files" if kind == "dir"
+                                               else "no such object or prefix"))
+            except (HudiLogError, OSError, ValueError) as e:
+                missing.append(Missing(arg, " ".join(str(e).split())))
+                continue
+            for f in found:
+                add(f)
+        elif os.path.isdir(arg):
             found = _folder_logs(arg)
             if not found:
                 missing.append(Missing(arg, "a folder holding no log files"))

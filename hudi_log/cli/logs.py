@@ -21,9 +21,10 @@ from ..format.block import LogBlock
 from ..format.grammar import BlockType
 from ..format.reader import open_log
 from ..format.validate import FileReport, check_block_header, iter_checked, validate_log_file
+from ..paths import as_path, is_uri, write_replace
 from .inputs import expand
-from .output import (EXIT_DAMAGED, EXIT_INPUT, check_output_path, dumps, error_message, fail, os_error, print_table,
-                     plain_lines, progress, stdout_is_terminal, temp_beside, warn)
+from .output import (EXIT_DAMAGED, EXIT_INPUT, StoragePath, check_output_path, dumps, error_message, fail, os_error,
+                     print_table, plain_lines, progress, stdout_is_terminal, temp_beside, warn)
 
 _FILES = click.argument("files", nargs=-1, required=True)
 
@@ -216,7 +217,7 @@ def _print_report(r: FileReport) -> None:
 @click.option("--spark", "on_spark", is_flag=True,
               help="one Spark job over FILES (globs, e.g. '/lake/**/.*.log.*'); checks the framing only")
 @click.option("--master", default=None, help="Spark master for --spark (default local[*])")
-@click.option("--table", "table_path", default=None, type=click.Path(file_okay=False),
+@click.option("--table", "table_path", default=None, type=StoragePath(file_okay=False),
               help="check a whole table: properties, instant metadata, committed files, every log file")
 def validate(files: tuple[str, ...], as_json: bool, framing_only: bool, on_spark: bool, master: str | None,
              table_path) -> None:
@@ -266,7 +267,11 @@ def salvage(file: str, output: str) -> None:
 
     Dropped: damaged spans, and blocks whose framing is intact but whose header values or content do
     not decode (each is named). A file whose first magic is damaged is read from its next magic on.
+    FILE and the output may be on an object store (s3://bucket/key).
     """
+    if is_uri(file) or is_uri(output):
+        _salvage_to_store(file, output)
+        return
     if os.path.isdir(file):
         fail(f"{file}: is a folder (give one log file)")
     if not os.path.exists(file):
@@ -300,7 +305,45 @@ def salvage(file: str, output: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+    _salvaged(output, kept, dropped)
+
+
+def _salvaged(output: str, kept: int, dropped: list) -> None:
     for p in dropped:
         what = "damaged span" if p.framing else f"block {p.index} ({p.block_type}), content does not decode:"
         click.echo(f"dropped {what} at offset {p.offset}, {p.length} bytes: {p.rule}: {p.reason}", err=True)
     click.echo(f"{output}: kept {kept} intact block(s), dropped {len(dropped)} damaged")
+
+
+def _salvage_to_store(file: str, output: str) -> None:
+    """salvage where the input or the output is on an object store: the input is read in one GET, its
+    intact blocks cut from it, and the output written as one object (a store has no temp file + rename;
+    a PUT becomes visible whole)."""
+    src, dst = as_path(file), as_path(output)
+    if str(src) == str(dst):
+        fail(f"{output}: the output must not be the input file (give another name)")
+    if not is_uri(output):
+        output = check_output_path(output)
+        dst = as_path(output)
+    elif dst.is_dir():
+        fail(f"{output}: is a folder (give a file name for the output)")
+    try:
+        if src.is_dir():
+            fail(f"{file}: is a folder (give one log file)")
+        data = src.read_bytes()
+    except OSError as e:
+        raise os_error(file, e) from None
+    kept, dropped, pieces = 0, [], []
+    for _, block, problem in iter_checked(data, deep=True):
+        if problem is not None:
+            dropped.append(problem)
+            continue
+        pieces.append(data[block.offset:block.offset + block.length])
+        kept += 1
+    if not kept:
+        fail(f"{file}: no intact block to salvage; {output} not written")
+    try:
+        write_replace(dst, b"".join(pieces))
+    except OSError as e:
+        raise os_error(output, e) from None
+    _salvaged(output, kept, dropped)

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 import click
 
 from ..errors import HudiLogError
+from ..paths import configure_storage, is_uri
 
 EXIT_OK, EXIT_DAMAGED, EXIT_INPUT, EXIT_FAILED = 0, 1, 2, 3
 
@@ -142,7 +143,9 @@ def check_output_path(path: str) -> str:
 
     Outputs are written under a temporary name beside them and renamed when complete, so a device, pipe
     or socket is refused (the rename would replace it with a plain file), and a symbolic link gives its
-    target (the link stays a link)."""
+    target (the link stays a link). Such an output is a local file: an object-store URI is refused."""
+    if is_uri(path):
+        fail(f"{path}: this output is written to local disk only (write it here, then copy it to the store)")
     if os.path.isdir(path):
         fail(f"{path}: is a folder (give a file name for the output)")
     if os.path.exists(path) and not os.path.isfile(path):
@@ -174,7 +177,8 @@ def temp_beside(path: str, prefix: str) -> str:
 
 
 def hudi_options(pairs) -> dict[str, str]:
-    """``--option KEY=VALUE`` (repeatable) as Hudi options; one without ``=`` is a usage error."""
+    """``--option KEY=VALUE`` (repeatable) as Hudi options; one without ``=`` is a usage error. The
+    storage options among them (``fs.s3a.endpoint``, ...) also configure how s3:// paths are reached."""
     out = {}
     for kv in pairs:
         if "=" not in kv:
@@ -183,7 +187,21 @@ def hudi_options(pairs) -> dict[str, str]:
         if not k.strip():
             fail(f"--option {kv!r}: no key before '=' (expected KEY=VALUE)")
         out[k.strip()] = v.strip()
+    configure_storage(out)
     return out
+
+
+class StoragePath(click.Path):
+    """A table or file argument: a local path (checked as ``click.Path`` checks it) or an object-store
+    URI (``s3://bucket/key``), passed on unchecked, since looking costs a request and the command's own
+    error names a missing table or file."""
+
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        if is_uri(value):
+            return value
+        return super().convert(value, param, ctx)
 
 
 # ---- output that fits where it goes ------------------------------------------------------------------

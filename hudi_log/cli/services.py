@@ -9,14 +9,14 @@ import json
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options, progress, raise_error
+from .output import StoragePath, fail as _fail, hudi_options, progress, raise_error
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
 
 
 @click.command("compact")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--schedule-only", is_flag=True, help="Only write the compaction plan (compaction.requested).")
 @click.option("--instant", default=None, help="Run this pending compaction instead of scheduling a new one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -57,7 +57,7 @@ def compactions_cmd():
 
 
 @compactions_cmd.command("show")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (every operation of every plan).")
 def compactions_show_cmd(path, as_json):
     """List the compactions whose plans are on the active timeline: instant, state, file groups, log
@@ -81,7 +81,7 @@ def compactions_show_cmd(path, as_json):
 
 
 @click.command("clean")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=StoragePath(exists=True, file_okay=False))
 @click.option("--retain-commits", type=click.IntRange(min=1), required=True,
               help="Keep every file the last N commits need (hoodie.cleaner.commits.retained).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -112,7 +112,7 @@ def _files_deleted(path, instant: str | None) -> int:
 
 
 @click.command("rollback")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.argument("instant")
 @_OPTION
 def rollback_cmd(path, instant, extra):

@@ -14,13 +14,14 @@ import warnings
 
 import click
 
+from ..paths import as_path
 from ..errors import HudiLogError
-from .output import (check_output_path, error_message, exit_code_for, fail as _fail, hudi_options, print_table,
-                     progress, stdout_is_terminal)
+from .output import (StoragePath, check_output_path, error_message, exit_code_for, fail as _fail, hudi_options,
+                     print_table, progress, stdout_is_terminal)
 
 
 @click.command("table")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def table_cmd(path, as_json):
     """Show a Hudi table: properties, timeline, partitions / file groups / slices (full file names; on a
@@ -59,7 +60,7 @@ _BATCH_ROWS = 65536
 
 
 @click.command("read")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.option("--query", type=click.Choice(["snapshot", "read_optimized", "incremental"]), default="snapshot")
 @click.option("--as-of", default=None, help="Time travel: snapshot as of this instant.")
 @click.option("--begin", default=None, help="Incremental: exclusive lower bound.")
@@ -144,7 +145,7 @@ def _read_input(path: str):
 
 
 @click.command("write")
-@click.argument("path", type=click.Path(file_okay=False))
+@click.argument("path", type=StoragePath(file_okay=False))
 @click.option("--input", "input_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="records to write: FILE.jsonl or FILE.parquet")
 @click.option("--operation", default="upsert", show_default=True,
@@ -161,7 +162,6 @@ def _read_input(path: str):
 def write_cmd(path, input_path, operation, extra, table_name, table_type, table_version, record_key, precombine,
               partition_field, hive_style, as_json):
     """Write records to the Hudi table at PATH (created when absent)."""
-    from pathlib import Path
 
     from ..table.write.client import write_table
 
@@ -176,15 +176,15 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
         "hoodie.datasource.write.hive_style_partitioning": None if hive_style is None else str(hive_style).lower(),
     }
     options.update({k: v for k, v in flags.items() if v is not None})
-    if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
-        options["hoodie.table.name"] = Path(path).resolve().name
+    if "hoodie.table.name" not in options and not (as_path(path) / ".hoodie").is_dir():
+        options["hoodie.table.name"] = as_path(path).resolve().name
     data = _read_input(input_path)
-    existed = (Path(path) / ".hoodie" / "hoodie.properties").exists()
+    existed = (as_path(path) / ".hoodie" / "hoodie.properties").exists()
     try:
         with progress(None, f"writing {data.num_rows} record(s)"):
             result = write_table(path, data, operation, options)
     except (HudiLogError, OSError) as e:
-        left = "" if existed or (Path(path) / ".hoodie").exists() else "; nothing was written and no table was left behind"
+        left = "" if existed or (as_path(path) / ".hoodie").exists() else "; nothing was written and no table was left behind"
         _fail(f"{error_message(e)}{left}", exit_code_for(e))
     if as_json:
         click.echo(json.dumps({

@@ -15,12 +15,12 @@ import datetime
 import click
 
 from ..errors import HudiLogError
-from .output import dumps, fail as _fail, hudi_options
+from .output import StoragePath, dumps, fail as _fail, hudi_options
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. hoodie.keep.max.commits or the lock provider")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-_PATH = click.argument("path", type=click.Path(exists=True, file_okay=False))
+_PATH = click.argument("path", type=StoragePath(exists=True, file_okay=False))
 
 
 def _ms(t: str | None) -> int | None:

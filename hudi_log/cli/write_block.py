@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import click
@@ -21,19 +20,21 @@ from ..format.log_file_name import LogFileName
 from ..format.validate import instant_time_problem
 from ..log.append_handle import AppendHandle
 from ..log.storage import Storage
-from .output import EXIT_FAILED, error_message, fail as _fail
+from ..paths import AnyPath, as_path, is_uri
+from .output import EXIT_FAILED, StoragePath, error_message, fail as _fail
 
 
-def _enclosing_table(folder: str) -> Optional[Path]:
-    """The table whose base path holds ``folder`` (the nearest ancestor with .hoodie/hoodie.properties)."""
-    p = Path(folder).resolve()
+def _enclosing_table(folder) -> Optional[AnyPath]:
+    """The table whose base path holds ``folder`` (the nearest ancestor with .hoodie/hoodie.properties);
+    ``folder`` may be on an object store."""
+    p = as_path(folder).resolve()
     for d in (p, *p.parents):
         if (d / ".hoodie" / "hoodie.properties").is_file() or (d / ".hoodie" / "hoodie.properties.backup").is_file():
             return d
     return None
 
 
-def _table_checks(table: Path, instant: str, declared: Optional[str], force: bool) -> int:
+def _table_checks(table: AnyPath, instant: str, declared: Optional[str], force: bool) -> int:
     """The table's version (refusing one hudi-log does not write, or a --table-version that differs), after
     checking the instant is pending on its timeline (unless ``force``)."""
     from ..table import Timeline, read_properties
@@ -97,6 +98,11 @@ def _deletes(path: str) -> Iterator[tuple[str, Optional[str], Any]]:
                 yield text, None, 0
 
 
+def _log_dir(log_file: str) -> str:
+    """The folder (or key prefix) holding ``log_file``, spelled as the storage takes it."""
+    return log_file.rsplit("/", 1)[0] if is_uri(log_file) else os.path.dirname(os.path.abspath(log_file))
+
+
 @click.command("write-block")
 @click.argument("input_file", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--schema", "schema_path", type=click.Path(exists=True, dir_okay=False),
@@ -108,10 +114,10 @@ def _deletes(path: str) -> Iterator[tuple[str, Optional[str], Any]]:
               help="data block format")
 @click.option("--deletes", "deletes_path", type=click.Path(exists=True, dir_okay=False),
               help="keys to delete: one per line, or JSON lines {key, partition_path, ordering_value}")
-@click.option("--table", "table_path", type=click.Path(file_okay=False),
+@click.option("--table", "table_path", type=StoragePath(file_okay=False),
               help="table base path: write to the file group's log files under it (needs --file-id)")
 @click.option("--file-id", help="file group id (with --table)")
-@click.option("--log-file", "log_file", type=click.Path(dir_okay=False),
+@click.option("--log-file", "log_file", type=StoragePath(dir_okay=False),
               help="write to this log file (its name gives file id, instant, version and token)")
 @click.option("--base-instant", help="instant in the log file name (table version < 8; default --instant)")
 @click.option("--table-version", type=click.Choice(["6", "8"]), default=None,
@@ -143,19 +149,19 @@ def write_block(
     for name, value in (("--instant", instant), ("--base-instant", base_instant)):
         if value is not None and (why := instant_time_problem(value)):
             raise click.BadParameter(why, param_hint=name)
-    if log_file is not None and os.path.isdir(log_file):
+    if log_file is not None and as_path(log_file).is_dir():
         _fail(f"{log_file}: is a folder (--log-file names one log file)")
     if table_path is not None:
         if not file_id:
             raise click.UsageError("--table needs --file-id")
-        table: Optional[Path] = Path(table_path)
-        if _enclosing_table(table_path) != Path(table_path).resolve():
+        table: Optional[AnyPath] = as_path(table_path)
+        if _enclosing_table(table_path) != as_path(table_path).resolve():
             if not force:
                 _fail(f"{table_path}: not a Hudi table (no .hoodie/hoodie.properties): give the table's base path, "
                       "--log-file for a loose log file, or --force to write the file group's log files there anyway")
             table = None
     else:
-        table = _enclosing_table(os.path.dirname(os.path.abspath(log_file)))
+        table = _enclosing_table(_log_dir(log_file))
     if table is not None:
         version = _table_checks(table, instant, table_version, force)
     else:
@@ -188,14 +194,14 @@ def write_block(
         fields = [f.strip() for f in record_key.split(",") if f.strip()]
         key_spec = fields[0] if len(fields) == 1 else fields
 
-    storage = Storage()
+    storage = Storage.for_path(log_file if log_file is not None else table_path)  # URIs stay URIs
     kw: dict[str, Any] = {}
     if log_file is not None:
         try:
-            name = LogFileName.parse(os.path.basename(log_file))
+            name = LogFileName.parse(as_path(log_file).name)
         except LogFileNameError as e:
             _fail(str(e))
-        directory = os.path.dirname(os.path.abspath(log_file))
+        directory = _log_dir(log_file)
         base, fid = directory, name.file_id
         kw.update(log_dir=directory, log_version=name.version, write_token=name.write_token or "1-0-1")
         if name.instant != instant:

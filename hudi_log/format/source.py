@@ -6,6 +6,8 @@ import io
 import os
 from typing import BinaryIO, Protocol, Union
 
+from ..paths import RemotePath, as_path, is_uri
+
 PathOrFile = Union[str, os.PathLike, BinaryIO, bytes, bytearray, memoryview]
 
 
@@ -87,9 +89,57 @@ class PathSource:
             self._f = None
 
 
+class RemoteSource:
+    """A file on an object store, read in large ranged GETs kept in a small cache: the reader asks for
+    many small pieces (headers, sizes, magics), each of which would otherwise cost one request."""
+
+    CHUNK = 8 << 20
+    KEEP = 4
+
+    def __init__(self, path: RemotePath):
+        self.path = str(path)
+        self._p = path
+        self._f = None
+        self.size = path.stat().st_size
+        self._chunks: dict[int, bytes] = {}
+
+    def _chunk(self, i: int) -> bytes:
+        c = self._chunks.get(i)
+        if c is None:
+            if self._f is None:
+                self._f = self._p.fs.open_input_file(self._p.key)
+            if len(self._chunks) >= self.KEEP:
+                self._chunks.pop(next(iter(self._chunks)))
+            c = self._chunks[i] = self._f.read_at(min(self.CHUNK, self.size - i * self.CHUNK), i * self.CHUNK)
+        return c
+
+    def read(self, offset: int, length: int) -> bytes:
+        end = min(offset + length, self.size)
+        out = []
+        while offset < end:
+            i, at = divmod(offset, self.CHUNK)
+            c = self._chunk(i)
+            piece = c[at:at + end - offset]
+            if not piece:
+                break
+            out.append(piece)
+            offset += len(piece)
+        return b"".join(out)
+
+    def close(self) -> None:
+        self._chunks.clear()
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
 def open_source(path_or_file: PathOrFile) -> Source:
     if isinstance(path_or_file, (bytes, bytearray, memoryview)):
         return BytesSource(path_or_file)
+    if is_uri(path_or_file):
+        p = as_path(path_or_file)
+        if isinstance(p, RemotePath):
+            return RemoteSource(p)
     if isinstance(path_or_file, (str, os.PathLike)):
         return PathSource(path_or_file)
     if hasattr(path_or_file, "read") and hasattr(path_or_file, "seek"):

@@ -34,6 +34,7 @@ from . import grammar
 from ..errors import ContentError, HudiLogError, LogFormatError, NotALogFileError
 from .block import LogBlock
 from .grammar import BlockType, HeaderKey
+from ..paths import is_uri
 from .reader import RULES, open_log
 from .source import PathOrFile
 
@@ -219,7 +220,7 @@ def validate_log_file(path_or_file: PathOrFile, deep: bool = True) -> FileReport
     ``error`` set."""
     name = path_or_file if isinstance(path_or_file, str) else getattr(path_or_file, "name", "<bytes>")
     report = FileReport(path=str(name), deep=deep)
-    if not deep and isinstance(path_or_file, (str, os.PathLike)):
+    if not deep and isinstance(path_or_file, (str, os.PathLike)) and not is_uri(path_or_file):  # local files only
         n = _fast_framing(path_or_file)
         if n is not None:
             report.blocks = report.intact = n

@@ -2,7 +2,8 @@
 
 Local disk is the default. Any ``pyarrow.fs.FileSystem`` works, as does a URI
 (``s3://bucket/table``, ``gs://…``, ``hdfs://…``, ``file:///…``) through
-``pyarrow.fs.FileSystem.from_uri``.
+:func:`hudi_log.paths.filesystem_for` (credentials and endpoint from ``AWS_*`` and ``fs.s3a.*``);
+:meth:`Storage.for_path` keeps the table's URIs as they are spelled.
 
 What the log writer needs from storage, and how each kind provides it:
 
@@ -35,6 +36,7 @@ from typing import BinaryIO, Optional
 import pyarrow.fs as pafs
 
 from ..errors import HudiLogError
+from ..paths import filesystem_for, is_uri
 
 try:  # POSIX only; elsewhere no advisory locks
     import fcntl
@@ -220,19 +222,39 @@ class Storage:
                  syncs: Optional[BackgroundSyncs] = None):
         self.fs = filesystem if filesystem is not None else pafs.LocalFileSystem()
         self.is_local = isinstance(self.fs, pafs.LocalFileSystem)
+        #: set by :meth:`for_path`: paths are URIs of this scheme, given and taken whole
+        self.uri_scheme: Optional[str] = None
         self._supports_append = supports_append
         self.syncs = syncs
 
     @classmethod
     def from_uri(cls, uri: str, **kw) -> tuple["Storage", str]:
-        """A storage for ``uri`` and the path inside it (``pyarrow.fs.FileSystem.from_uri``).
+        """A storage for ``uri`` and the path inside it (:func:`hudi_log.paths.filesystem_for`: the
+        credentials and endpoint from the environment and ``fs.s3a.*`` options).
 
         A plain path (no scheme) means local disk.
         """
         if "://" not in uri:
             return cls(pafs.LocalFileSystem(), **kw), os.path.abspath(uri)
-        fs, path = pafs.FileSystem.from_uri(uri)
+        fs, path, _ = filesystem_for(uri)
         return cls(fs, **kw), path
+
+    @classmethod
+    def for_path(cls, path, **kw) -> "Storage":
+        """A storage that takes and gives paths as ``path`` spells them: plain paths for local disk,
+        URIs (``s3://bucket/key``) for an object store, so the table layer's paths pass unchanged."""
+        if not is_uri(path):
+            return cls(**kw)
+        fs, _, scheme = filesystem_for(str(path))
+        st = cls(fs, **kw)
+        st.uri_scheme = scheme
+        return st
+
+    def _native(self, path: str) -> str:
+        """The file system's own path for ``path`` (a URI loses its scheme)."""
+        if self.uri_scheme is not None:
+            return str(path).split("://", 1)[-1]
+        return path
 
     @staticmethod
     def _type_name(fs: pafs.FileSystem) -> str:
@@ -263,12 +285,12 @@ class Storage:
     def exists(self, path: str) -> bool:
         if self.is_local:
             return os.path.lexists(path)
-        return self.fs.get_file_info(path).type != pafs.FileType.NotFound
+        return self.fs.get_file_info(self._native(path)).type != pafs.FileType.NotFound
 
     def size(self, path: str) -> int:
         if self.is_local:
             return os.stat(path).st_size
-        info = self.fs.get_file_info(path)
+        info = self.fs.get_file_info(self._native(path))
         if info.type == pafs.FileType.NotFound:
             raise FileNotFoundError(errno.ENOENT, "no such file", path)
         return info.size
@@ -284,9 +306,10 @@ class Storage:
                     ]
             except FileNotFoundError:
                 return []
-        infos = self.fs.get_file_info(pafs.FileSelector(directory, allow_not_found=True))
+        infos = self.fs.get_file_info(pafs.FileSelector(self._native(directory), allow_not_found=True))
+        pre = f"{self.uri_scheme}://" if self.uri_scheme is not None else ""
         return [
-            FileEntry(i.base_name, i.path, i.size or 0, i.type == pafs.FileType.Directory) for i in infos
+            FileEntry(i.base_name, pre + i.path, i.size or 0, i.type == pafs.FileType.Directory) for i in infos
         ]
 
     def list_names(self, directory: str) -> list[str]:
@@ -299,7 +322,10 @@ class Storage:
         if self.is_local:
             os.makedirs(directory, exist_ok=True)
         else:
-            self.fs.create_dir(directory, recursive=True)
+            # object stores have no directories: a prefix exists once a key under it does, and S3's
+            # create_dir would PUT an empty marker object per call
+            if self._type_name(self.fs) not in ("s3", "gcs", "abfs"):
+                self.fs.create_dir(self._native(directory), recursive=True)
 
     def create(self, path: str) -> OutputFile:
         """Create ``path`` for writing; ``FileExistsError`` if it exists (atomic on local disk)."""
@@ -307,7 +333,7 @@ class Storage:
             return _LocalOutput(open(path, "xb"), self.syncs)
         if self.exists(path):
             raise FileExistsError(errno.EEXIST, "file exists", path)
-        return _ArrowOutput(self.fs.open_output_stream(path))
+        return _ArrowOutput(self.fs.open_output_stream(self._native(path)))
 
     def open_append(self, path: str) -> OutputFile:
         """Open an existing file to append to it; ``AppendNotSupportedError`` where storage cannot."""
@@ -317,13 +343,13 @@ class Storage:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT: the file must exist
             return _LocalOutput(os.fdopen(fd, "ab"), self.syncs)
         size = self.size(path)
-        return _ArrowOutput(self.fs.open_append_stream(path), start_size=size)
+        return _ArrowOutput(self.fs.open_append_stream(self._native(path)), start_size=size)
 
     def open_input(self, path: str) -> BinaryIO:
         """A seekable binary file for reading (hudi_log.open_log accepts it)."""
         if self.is_local:
             return open(path, "rb")
-        return self.fs.open_input_file(path)
+        return self.fs.open_input_file(self._native(path))
 
     def read_bytes(self, path: str) -> bytes:
         with self.open_input(path) as f:
@@ -336,7 +362,7 @@ class Storage:
         elif self.is_local:
             out = _LocalOutput(open(path, "wb"))
         else:
-            out = _ArrowOutput(self.fs.open_output_stream(path))
+            out = _ArrowOutput(self.fs.open_output_stream(self._native(path)))
         try:
             out.write(data)
             out.sync()
@@ -347,10 +373,10 @@ class Storage:
         if self.is_local:
             os.replace(src, dst)
         else:
-            self.fs.move(src, dst)
+            self.fs.move(self._native(src), self._native(dst))
 
     def delete(self, path: str) -> None:
         if self.is_local:
             os.unlink(path)
         else:
-            self.fs.delete_file(path)
+            self.fs.delete_file(self._native(path))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Iterator, TypeVar
 
@@ -25,6 +26,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from ..errors import HudiLogError
 from ..format.grammar import BlockType
 from ..format.log_file_name import LogFileName
+from ..paths import as_path, configure_storage, is_uri
 
 SCHEMA_DDL = (
     "path string, offset bigint, length bigint, magic_offset bigint, format_version int, block_type string, "
@@ -77,13 +79,65 @@ def expand(patterns: list[str]) -> list[tuple[str, int]]:
             seen.setdefault(p, 0)
 
     for pat in patterns:
-        if _GLOB_CHARS & set(pat):
+        if is_uri(pat):
+            _expand_remote(pat, seen)
+        elif _GLOB_CHARS & set(pat):
             # glob skips dot files unless the pattern spells the dot; log files are dot files
             for p in glob.glob(pat, recursive=True, include_hidden=True):
                 add(p)
         else:
             add(pat)
     return sorted(seen.items())
+
+
+def _glob_regex(pattern: str) -> re.Pattern:
+    """A path glob as a regex: ``**`` crosses folders, ``*`` and ``?`` do not (as ``glob`` treats them)."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            if pattern.startswith("/", i):  # "**/" also matches no folder at all
+                out[-1] = "(?:.*/)?"
+                i += 1
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                out.append("[" + pattern[i + 1:j].replace("!", "^", 1) + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _expand_remote(pattern: str, seen: dict[str, int]) -> None:
+    """An object-store pattern or folder: one recursive LIST of the prefix before the first glob
+    character, matched here (a plain URI that lists nothing is kept, to be reported unreadable)."""
+    glob_at = min((pattern.find(c) for c in _GLOB_CHARS if c in pattern), default=-1)
+    root = as_path(pattern[:glob_at].rsplit("/", 1)[0] if glob_at >= 0 else pattern)
+    match = _glob_regex(pattern) if glob_at >= 0 else None
+    found = False
+    for p in root.rglob("*"):
+        if not p.is_file():
+            continue
+        uri = str(p)
+        if (match.match(uri) if match else LogFileName.is_log_file_name(p.name)):
+            seen.setdefault(uri, p.stat().st_size)
+            found = True
+    if not found and match is None:
+        try:
+            seen.setdefault(pattern, root.stat().st_size)
+        except OSError:
+            seen.setdefault(pattern, 0)
 
 
 @dataclass
@@ -152,12 +206,14 @@ class BlocksReader(DataSourceReader):
         self.options = dict(options)
 
     def partitions(self):
+        configure_storage(self.options)
         files = expand(_patterns(self.options))
         groups = pack(files, int(self.options.get("targetPartitionBytes", TARGET_PARTITION_BYTES)),
                       int(self.options.get("maxFilesPerPartition", MAX_FILES_PER_PARTITION)))
         return [FilesPartition(g) for g in groups] or [FilesPartition([])]
 
     def read(self, partition: FilesPartition) -> Iterator[pa.RecordBatch]:
+        configure_storage(self.options)  # this Python worker's own file systems
         rows: list[dict] = []
         for path in partition.files:
             rows += scan_file(path)

@@ -49,13 +49,13 @@ import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from ..paths import RemotePath, as_path, configure_storage, storage_options
 from ..table.errors import WriteError
 
 #: option by which :func:`write` hands its begun transaction to the data source (a pickle on the driver)
@@ -99,7 +99,7 @@ def _pending(table_path: str, instant: str) -> bool:
     from ..table.properties import read_properties
     from ..table.timeline.timeline import Timeline
 
-    inst = Timeline(Path(table_path), read_properties(table_path)).instant(instant)
+    inst = Timeline(as_path(table_path), read_properties(table_path)).instant(instant)
     return inst is not None and not inst.is_completed
 
 
@@ -110,6 +110,9 @@ class HudiWriter(DataSourceArrowWriter):
         from ..table.write.client import begin_write
 
         opts = dict(options)
+        configure_storage(opts)
+        #: the fs.s3a.* options in force, for the tasks' Python workers (hudi_log.paths)
+        self.storage_options = storage_options()
         path = opts.pop("path", None)
         if not path:
             raise WriteError("<options>", "give the table path: df.write.format('hudi_log').save(path)")
@@ -139,12 +142,14 @@ class HudiWriter(DataSourceArrowWriter):
         from ..table.write.task import write_task
 
         task_id = _partition_id()
+        configure_storage(self.storage_options)
         batches = (b.drop_columns([ROUTE_COLUMN]) if ROUTE_COLUMN in b.schema.names else b for b in iterator)
         with self.tx.heartbeat.kept_alive():  # the instant stays alive while its files are written
             done = write_task(self.tx.context, batches, task_id, digest=self.check_keys)
         return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
     def commit(self, messages) -> None:
+        configure_storage(self.storage_options)  # commit and abort run in a Python process of their own
         ctx = self.tx.context
         stats = [s for m in messages if m is not None for s in m.stats]
         try:
@@ -166,7 +171,7 @@ class HudiWriter(DataSourceArrowWriter):
         if not repeated_hashes(digests):
             return
         if self.retry_flag:  # hudi_log.spark.write: runs the write again, behind a key shuffle
-            Path(self.retry_flag).touch()
+            as_path(self.retry_flag).touch()
         tasks = sum(1 for d in digests if d is not None and len(d))
         raise RepeatedKeyError(ctx.table_path, (
             f"rows of one record key came in more than one of the {tasks} Spark tasks, which cannot combine "
@@ -175,6 +180,7 @@ class HudiWriter(DataSourceArrowWriter):
             "one partition"))
 
     def abort(self, messages) -> None:
+        configure_storage(self.storage_options)
         ctx = self.tx.context
         # Spark may call abort after a failed commit that already rolled back: roll back a pending instant once
         if _pending(ctx.table_path, ctx.instant):
@@ -212,7 +218,11 @@ def retry_flag(handoff: str) -> str:
 
 def move_aside(path: str) -> str | None:
     """Move an existing table out of the way for an overwrite; returns where it went."""
-    p = Path(path)
+    p = as_path(path)
+    if isinstance(p, RemotePath):
+        # an object store has no rename, and deleting the old table first would lose it if the write failed
+        raise WriteError(path, "mode('overwrite') moves the old table aside, which an object store cannot "
+                         "do (no rename); use the insert_overwrite_table operation, which keeps the history")
     if not p.exists():
         return None
     aside = p.with_name(f".{p.name}.hudi_log-overwrite-{uuid.uuid4().hex[:8]}")
@@ -239,6 +249,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
     runs again behind a hash shuffle on the record-key columns (at once with ``hudi_log.write.shuffle.
     keys=always``). Returns the :class:`WriteSummary` of the committed instant.
     """
+    configure_storage(options)
     shuffle = str(options.get(SHUFFLE_KEYS_OPTION, "auto")).lower()
     if shuffle not in SHUFFLE_KEYS_VALUES:
         raise WriteError(path, f"{SHUFFLE_KEYS_OPTION}={shuffle!r}: use one of {', '.join(SHUFFLE_KEYS_VALUES)}")
@@ -332,7 +343,7 @@ def _committed(path: str, instant: str):
     from ..table.properties import read_properties
     from ..table.timeline.timeline import Timeline
 
-    tl = Timeline(Path(path), read_properties(path))
+    tl = Timeline(as_path(path), read_properties(path))
     inst = tl.instant(instant)
     if inst is None or not inst.is_completed:
         raise WriteError(path, f"instant {instant} did not complete")

@@ -53,6 +53,7 @@ from pyspark.sql.datasource import (
     LessThanOrEqual,
 )
 
+from ..paths import configure_storage
 from ..table.properties import TableError
 from .blocks import pack
 
@@ -96,6 +97,7 @@ def _plan(options, filters=()):
     path = options.get("path")
     if not path:
         raise HudiReadError("<options>", "give the table path: spark.read.format('hudi_log').load(path)")
+    configure_storage(options)  # fs.s3a.* options reach s3:// tables (hudi_log.paths)
     strict = str(options.get(STRICT) or "false").lower() == "true"
     return HudiTable(path).plan(**read_args(options), filters=list(filters) or None, strict=strict)
 
@@ -204,6 +206,7 @@ class HudiReader(DataSourceReader):
         from ..table.read.query import read_slice
 
         ctx = self.plan.context
+        configure_storage(self.options)  # this Python worker's own file systems
         _, target = spark_arrow_schema(ctx.schema)
         # a plan without slices: Spark hands over one placeholder InputPartition
         for task in getattr(partition, "tasks", ()):

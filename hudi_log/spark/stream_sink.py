@@ -48,16 +48,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
+from ..paths import AnyPath, as_path, configure_storage, remove_tree
 from ..table.errors import WriteError
 
 SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
@@ -119,9 +117,9 @@ def sink_checkpoint(path, identifier: str = DEFAULT_IDENTIFIER) -> SinkCheckpoin
     from ..table.properties import read_properties
     from ..table.timeline.timeline import Timeline
 
-    if not (Path(path) / ".hoodie" / "hoodie.properties").exists():
+    if not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
         return None
-    timeline = Timeline(Path(path), read_properties(path))
+    timeline = Timeline(as_path(path), read_properties(path))
     for inst in reversed(timeline.completed_commits()):
         extra = timeline.commit_metadata(inst).get("extraMetadata") or {}
         value = extra.get(SINK_CHECKPOINT_KEY)
@@ -184,9 +182,10 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
 
 
 # ---- the Spark side --------------------------------------------------------------------------------
-def staging_dir(path, query_id: str, batch_id: int) -> Path:
-    """Where the tasks of one micro-batch stage their rows (the table's hudi-log working folder)."""
-    return Path(path) / ".hoodie" / ".aux" / ".hudi_log" / "streaming" / query_id / str(batch_id)
+def staging_dir(path, query_id: str, batch_id: int) -> AnyPath:
+    """Where the tasks of one micro-batch stage their rows (the table's hudi-log working folder; on an
+    object store a key prefix, each task's rows one object)."""
+    return as_path(path) / ".hoodie" / ".aux" / ".hudi_log" / "streaming" / query_id / str(batch_id)
 
 
 @dataclass
@@ -218,32 +217,38 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
                                      f"{', '.join(STREAM_OPERATIONS)})")
         self.path = path
         self.options = opts
+        configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
 
     def write(self, iterator) -> StagedRows:
         from pyspark import TaskContext
 
+        configure_storage(self.options)  # tasks, commit and abort run in Python workers of their own
         tc = TaskContext.get()
         query_id = tc.getLocalProperty(QUERY_ID_PROPERTY) or "no-query"
         batch_id = int(tc.getLocalProperty(BATCH_ID_PROPERTY) or -1)
         folder = staging_dir(self.path, query_id, batch_id)
         target = folder / f"{tc.partitionId()}-{tc.attemptNumber()}-{uuid.uuid4().hex[:8]}.arrow"
         rows = 0
-        writer = None
+        writer = sink = None
         try:
             for batch in iterator:
                 if batch.num_rows == 0:
                     continue
                 if writer is None:
                     folder.mkdir(parents=True, exist_ok=True)
-                    writer = pa.ipc.new_file(str(target), batch.schema)
+                    sink = target.open("wb")
+                    writer = pa.ipc.new_file(sink, batch.schema)
                 writer.write_batch(batch)
                 rows += batch.num_rows
         finally:
             if writer is not None:
                 writer.close()
+            if sink is not None:
+                sink.close()
         return StagedRows(query_id, batch_id, str(target) if writer is not None else None, rows)
 
     def commit(self, messages, batchId: int) -> None:
+        configure_storage(self.options)
         staged = [m for m in messages if m is not None]
         query_id = next((m.query_id for m in staged), None)
         try:
@@ -253,6 +258,7 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
             _remove_staged(self.path, staged, query_id, batchId)
 
     def abort(self, messages, batchId: int) -> None:
+        configure_storage(self.options)
         staged = [m for m in messages if m is not None]
         _remove_staged(self.path, staged, next((m.query_id for m in staged), None), batchId)
 
@@ -260,7 +266,7 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
 def _read_staged(files: list[str]) -> pa.Table | None:
     tables = []
     for f in files:
-        with pa.OSFile(f, "rb") as source:  # read into memory: the file is removed after the commit
+        with as_path(f).open("rb") as source:  # read into memory: the file is removed after the commit
             tables.append(pa.ipc.open_file(source).read_all())
     if not tables:
         return None
@@ -269,11 +275,11 @@ def _read_staged(files: list[str]) -> pa.Table | None:
 
 def _remove_staged(path, staged: list[StagedRows], query_id: str | None, batch_id: int) -> None:
     for m in staged:
-        if m.file and os.path.exists(m.file):
-            os.unlink(m.file)
+        if m.file:
+            as_path(m.file).unlink(missing_ok=True)
     if query_id:  # and what failed task attempts left
         folder = staging_dir(path, query_id, batch_id)
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         try:
             folder.parent.rmdir()  # the query's folder, once no batch is staged
         except OSError:

@@ -31,13 +31,13 @@ batches of that size.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
 
+from ..paths import as_path, configure_storage
 from .source import BATCH_ROWS, MAX_SLICES_PER_PARTITION, TARGET_PARTITION_BYTES, HudiReadError
 from .blocks import pack
 
@@ -73,7 +73,7 @@ class _Timeline:
 
         self.path = path
         self.props = read_properties(path)
-        self.timeline = Timeline(Path(path), self.props)
+        self.timeline = Timeline(as_path(path), self.props)
         self.by_completion = self.props.version >= 8
 
     def commits(self) -> list:
@@ -122,6 +122,7 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                                 "(docs/streaming.md)")
         self.path = path
         self.options = dict(options)
+        configure_storage(self.options)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
         self.target = spark_arrow_schema_of(schema)
         self.start_option = str(_option(options, START_OFFSET, "earliest")).strip()
         limit = _option(options, MAX_ROWS)
@@ -191,6 +192,7 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition: StreamSlices) -> Iterator[pa.RecordBatch]:
         from ..table.read.query import read_slice
 
+        configure_storage(self.options)  # this Python worker's own file systems
         for task in partition.tasks:
             table = read_slice(partition.context, task)
             if table.num_rows:

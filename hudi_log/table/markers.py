@@ -10,15 +10,16 @@ files of an instant (the index a Spark write builds beside the job) live in
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+
+from ..paths import as_path, remove_tree
 
 CREATE, MERGE, APPEND = "CREATE", "MERGE", "APPEND"
 _SUFFIX = ".marker."
 
 
 def marker_dir(table_path, instant: str) -> Path:
-    return Path(table_path) / ".hoodie" / ".temp" / instant
+    return as_path(table_path) / ".hoodie" / ".temp" / instant
 
 
 def create_marker(table_path, instant: str, partition: str, file_name: str, io_type: str) -> None:
@@ -41,14 +42,14 @@ def read_markers(table_path, instant: str) -> list[tuple[str, str, str]]:
 
 
 def delete_markers(table_path, instant: str) -> None:
-    shutil.rmtree(marker_dir(table_path, instant), ignore_errors=True)
+    remove_tree(marker_dir(table_path, instant))
 
 
 def work_dir(table_path, instant: str) -> Path:
     """hudi-log's own working folder of ``instant``, out of Java's way (Java keeps only bootstrap indexes
     under ``.aux``)."""
-    return Path(table_path) / ".hoodie" / ".aux" / ".hudi_log" / instant
+    return as_path(table_path) / ".hoodie" / ".aux" / ".hudi_log" / instant
 
 
 def delete_work_dir(table_path, instant: str) -> None:
-    shutil.rmtree(work_dir(table_path, instant), ignore_errors=True)
+    remove_tree(work_dir(table_path, instant))

@@ -11,10 +11,9 @@ metadata table disabled does, and logs what it deleted.
 from __future__ import annotations
 
 import logging
-import shutil
-from pathlib import Path
 from typing import Mapping
 
+from ..paths import as_path, remove_tree
 from .properties import TableError, TableProperties, check_writable, write_properties
 
 METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
@@ -27,7 +26,7 @@ class MetadataTableError(TableError):
 
 
 def has_metadata_table(table_path, props: TableProperties) -> bool:
-    return any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (Path(table_path) / ".hoodie" / "metadata").exists()
+    return any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (as_path(table_path) / ".hoodie" / "metadata").exists()
 
 
 def guard_metadata_table(table_path, props: TableProperties, options: Mapping | None, action: str) -> TableProperties:
@@ -40,9 +39,9 @@ def guard_metadata_table(table_path, props: TableProperties, options: Mapping | 
         raise MetadataTableError(props.path, f"the table has a metadata table, which hudi-log does not update, so "
                                  f"{action} would leave it stale; run it with {ENABLE}=false to delete the "
                                  "metadata table first (as Hudi does with the metadata table disabled)")
-    root = Path(table_path)
+    root = as_path(table_path)
     partitions = sorted({p for k in METADATA_PARTITIONS_KEYS for p in (props.get(k) or "").split(",") if p})
-    shutil.rmtree(root / ".hoodie" / "metadata", ignore_errors=True)
+    remove_tree(root / ".hoodie" / "metadata")
     p = props.to_dict()
     for k in METADATA_PARTITIONS_KEYS:
         if k in p:

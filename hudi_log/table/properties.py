@@ -14,13 +14,12 @@ Facts (Apache Hudi ``HoodieTableConfig``):
 from __future__ import annotations
 
 import datetime
-import os
-import uuid
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Iterator
 
+from ..paths import as_path, write_replace
 from ..errors import HudiLogError
 
 SUPPORTED_TABLE_VERSIONS = (6, 8, 9)
@@ -152,7 +151,7 @@ class TableProperties(Mapping):
 
     def __init__(self, props: dict[str, str], path: Path):
         self._props = dict(props)
-        self.path = Path(path)
+        self.path = as_path(path)
 
     # Mapping protocol: every key kept as written
     def __getitem__(self, key: str) -> str:
@@ -302,7 +301,7 @@ def _read_one(path: Path) -> TableProperties:
 
 def read_properties(table_path) -> TableProperties:
     """Read and check ``{table_path}/.hoodie/hoodie.properties`` (falling back to the backup as Hudi does)."""
-    root = Path(table_path)
+    root = as_path(table_path)
     meta = root / ".hoodie"
     if not root.exists():
         raise NotAHudiTableError(root, "no such directory")
@@ -368,18 +367,14 @@ def properties_text(props: Mapping[str, str], comment: str = "Properties saved o
     return "\n".join(lines) + "\n"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+def write_atomic(path, data: bytes) -> None:
+    """Replace ``path`` whole (:func:`hudi_log.paths.write_replace`: no rename on object stores)."""
+    write_replace(as_path(path), data)
 
 
 def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
     """(Re)write ``hoodie.properties`` atomically with a fresh checksum."""
-    meta = Path(table_path) / ".hoodie"
+    meta = as_path(table_path) / ".hoodie"
     p = dict(props)
     p["hoodie.table.checksum"] = str(table_checksum(p))
     write_atomic(meta / PROPERTIES_FILE, properties_text(p).encode("latin-1"))

@@ -16,10 +16,9 @@ a table raises :class:`~hudi_log.table.properties.NotAHudiTableError` (the CLI's
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from ..paths import AnyPath, as_path, walk_dirs
 from ..errors import HudiLogError
 from ..format.grammar import DATA_BLOCK_TYPES, BlockType
 from ..format.reader import open_log
@@ -66,14 +65,15 @@ class TableReport:
                 "problems": [p.to_dict() for p in self.problems], "notes": list(self.notes)}
 
 
-def _log_files(root: Path) -> list[Path]:
+def _log_files(root: AnyPath) -> list[AnyPath]:
     out = []
-    for dirpath, dirs, names in os.walk(root):
+    for reldir, dirs, names in walk_dirs(root):  # os.walk, or one recursive LIST on an object store
         # the timeline, archive and temp folders hold no data logs; the metadata table does
-        rel = Path(dirpath).relative_to(root).parts
+        rel = tuple(reldir.split("/")) if reldir else ()
         if rel[:1] == (".hoodie",) and rel[1:2] != ("metadata",):
             dirs[:] = [d for d in dirs if d == "metadata"] if len(rel) == 1 else []
-        out += [Path(dirpath) / n for n in names if n.startswith(".") and ".log." in n]
+        folder = root / reldir if reldir else root
+        out += [folder / n for n in names if n.startswith(".") and ".log." in n]
     return sorted(out)
 
 
@@ -86,7 +86,7 @@ def _decode(block) -> None:
         block.deletes()
 
 
-def _check_log(path: Path, extent: tuple[int, str] | None, report: TableReport) -> None:
+def _check_log(path: AnyPath, extent: tuple[int, str] | None, report: TableReport) -> None:
     try:
         for b in open_log(path):
             report.blocks += 1
@@ -110,7 +110,7 @@ def _check_log(path: Path, extent: tuple[int, str] | None, report: TableReport) 
 
 def validate_table(path) -> TableReport:
     """Check the table at ``path`` (see the module docstring); problems are collected, not raised."""
-    root = Path(path)
+    root = as_path(path)
     props = read_properties(root)  # not a table: NotAHudiTableError
     report = TableReport(str(root), checksum_ok=props.checksum_ok())
     if report.checksum_ok is False:

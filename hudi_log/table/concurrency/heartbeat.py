@@ -24,13 +24,14 @@ import threading
 import time
 from pathlib import Path
 
+from ...paths import RemotePath, as_path, create_new, touch_existing
 from .config import ConcurrencyConfig
 
 HEARTBEAT_FOLDER = (".hoodie", ".heartbeat")
 
 
 def heartbeat_path(table_path, instant: str) -> Path:
-    return Path(table_path).joinpath(*HEARTBEAT_FOLDER, instant)
+    return as_path(table_path).joinpath(*HEARTBEAT_FOLDER, instant)
 
 
 def last_beat(table_path, instant: str) -> float | None:
@@ -84,8 +85,11 @@ class Heartbeat:
     def _create(self, exclusive: bool = False) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Java: create(overwrite=true), nothing written; exclusive: the instant time is reserved by it
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
-        os.close(os.open(self.path, flags, 0o644))
+        if isinstance(self.path, RemotePath):
+            create_new(self.path) if exclusive else self.path.write_bytes(b"")
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+            os.close(os.open(self.path, flags, 0o644))
         self._last = time.monotonic()
 
     def beat_now(self) -> None:
@@ -93,7 +97,7 @@ class Heartbeat:
         first only touch the file: one that is gone means the instant ended elsewhere (completed by the
         process this heartbeat was pickled to, or rolled back by another), so it is never brought back."""
         try:
-            os.utime(self.path)
+            touch_existing(self.path)
         except FileNotFoundError:
             self._lost = True
             raise
@@ -164,7 +168,7 @@ class Heartbeat:
             self._thread.join()
         if delete:
             try:
-                os.unlink(self.path)
+                self.path.unlink()
             except FileNotFoundError:
                 pass
 

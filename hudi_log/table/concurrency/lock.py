@@ -22,8 +22,8 @@ import json
 import os
 import threading
 import time
-from pathlib import Path
 
+from ...paths import as_path, create_new, touch_existing
 from ..errors import LockError
 from .config import FILE_SYSTEM_LOCK, IN_PROCESS_LOCK, ConcurrencyConfig
 
@@ -35,7 +35,7 @@ class FileSystemLock:
     """Java's ``FileSystemBasedLockProvider`` on a local file system (create-if-absent is atomic there)."""
 
     def __init__(self, table_path, config: ConcurrencyConfig):
-        folder = Path(config.lock_fs_path) if config.lock_fs_path else Path(table_path) / ".hoodie"
+        folder = as_path(config.lock_fs_path) if config.lock_fs_path else as_path(table_path) / ".hoodie"
         self.path = folder / LOCK_FILE_NAME
         self.expire_s = config.lock_fs_expire_minutes * 60.0
         self._keeper: threading.Thread | None = None
@@ -45,7 +45,7 @@ class FileSystemLock:
         # touch the lock while it is held, well within the expiry, so no one takes a live holder's lock
         while not self._held.wait(max(min(self.expire_s / 4, 5.0), 0.05)):
             try:
-                os.utime(self.path)
+                touch_existing(self.path)
             except OSError:
                 return
 
@@ -69,14 +69,10 @@ class FileSystemLock:
             "lockStacksInfo": [],
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:  # atomic on local disk; check-then-PUT on an object store (hudi_log.paths.create_new)
+            create_new(self.path, json.dumps(info, indent=2).encode())
         except FileExistsError:
             return False
-        with os.fdopen(fd, "w") as f:
-            f.write(json.dumps(info, indent=2))
-            f.flush()
-            os.fsync(f.fileno())
         if self.expire_s > 0:
             self._held.clear()
             self._keeper = threading.Thread(target=self._keep_fresh, name="hudi_log lock keeper", daemon=True)
@@ -112,7 +108,7 @@ class InProcessLock:
     """Java's ``InProcessLockProvider``: one lock per table path within this process."""
 
     def __init__(self, table_path, config: ConcurrencyConfig):
-        self.key = str(Path(table_path).resolve())
+        self.key = str(as_path(table_path).resolve())
         with _IN_PROCESS_GUARD:
             self._lock = _IN_PROCESS.setdefault(self.key, threading.Lock())
 
@@ -139,7 +135,7 @@ class TableLock:
 
     def __init__(self, table_path, config: ConcurrencyConfig):
         self.config = config
-        self.table_path = Path(table_path)
+        self.table_path = as_path(table_path)
         provider = _PROVIDERS.get(config.lock_provider) if config.lock_provider else None
         self.provider = provider(table_path, config) if provider else None
 

@@ -27,6 +27,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ...paths import RemotePath, as_path
 from ..errors import IntegrityError
 from ..timeline.commit_metadata import write_stats
 from ..timeline.timeline import CLEAN, REPLACE_COMMIT, ROLLBACK, Timeline, TimelineError
@@ -132,8 +133,9 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
     """Committed files that are gone (and not removed by a clean, rollback or replace), and committed log
     files shorter than their commits wrote. ``needed_only``: leave out missing files a newer base file of
     their file group supersedes."""
-    root = Path(table_path)
+    root = as_path(table_path)
     files = committed_files(timeline, bound)
+    size_of = _sizer(root, files.values())
     deleted, replaced = removed_files(timeline)
     present_bases: dict[tuple[str, str], str] = {}
     missing = []
@@ -143,7 +145,7 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
             continue
         full = root / cf.rel_path
         try:
-            size = full.stat().st_size
+            size = size_of(cf.rel_path)
         except FileNotFoundError:
             missing.append(cf)
             continue
@@ -155,7 +157,7 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
             continue
         what = "log file is"
         if cf.group and size is not None:
-            size = sum(_size(root / g) for g in cf.group)
+            size = sum(_size(size_of, g) for g in cf.group)
             what = f"its {len(cf.group)} log files are"
         if cf.size and size is not None and size < cf.size:
             findings.append(Finding(str(full), cf.instant, f"{what} {size} bytes, but completed {cf.action} "
@@ -170,9 +172,31 @@ def missing_or_short_files(table_path, timeline: Timeline, bound: str | None = N
     return sorted(findings, key=lambda f: f.path)
 
 
-def _size(p: Path) -> int:
+def _sizer(root, files):
+    """``size_of(relative path)`` for the committed files: a stat each on local disk; on an object store
+    from one LIST per folder holding them (a HEAD per committed file would make every read cost as many
+    requests as the table has files). A missing file raises ``FileNotFoundError``."""
+    if not isinstance(root, RemotePath):
+        return lambda rel: (root / rel).stat().st_size
+    sizes: dict[str, int] = {}
+    folders = {str(PurePosixPath(g).parent) for cf in files for g in (cf.rel_path, *cf.group)}
+    for folder in sorted(folders):
+        base = root if folder == "." else root / folder
+        for p in base.iterdir():  # entries carry their listed size: no request each
+            if p.is_file():
+                sizes[p.name if folder == "." else f"{folder}/{p.name}"] = p.stat().st_size
+
+    def size_of(rel: str) -> int:
+        try:
+            return sizes[str(PurePosixPath(rel))]
+        except KeyError:
+            raise FileNotFoundError(2, "no such file", str(root / rel)) from None
+    return size_of
+
+
+def _size(size_of, rel: str) -> int:
     try:
-        return p.stat().st_size
+        return size_of(rel)
     except OSError:
         return 0
 

@@ -48,14 +48,13 @@ import os
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from ...paths import as_path, listing_scope, read_parquet, read_parquet_schema
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
@@ -135,7 +134,7 @@ class HudiTable:
     """A Hudi table opened for reading: properties, timeline and file-system views."""
 
     def __init__(self, path):
-        self.path = Path(path)
+        self.path = as_path(path)
         self.properties = read_properties(self.path)
         self.timeline = Timeline(self.path, self.properties)
 
@@ -195,11 +194,12 @@ class HudiTable:
                 self.timeline.commit_metadata(inst)
         merge_logs = query != "read_optimized" and props.is_mor
         # every read, the services' too (a compaction of damaged slices would make the loss permanent)
-        findings = missing_or_short_files(self.path, self.timeline, bound)
-        report(findings, strict)
-        base_ctx.update(reported=frozenset(f.path for f in findings),
-                        log_extents=committed_log_extents(self.timeline) if merge_logs else ())
-        fs = self.view(bound)
+        with listing_scope():  # on an object store both list the partition folders: one LIST each serves
+            findings = missing_or_short_files(self.path, self.timeline, bound)
+            report(findings, strict)
+            base_ctx.update(reported=frozenset(f.path for f in findings),
+                            log_extents=committed_log_extents(self.timeline) if merge_logs else ())
+            fs = self.view(bound)
         slices = fs.latest_file_slices()
         ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
         _check_columns(ctx, cols, flts)
@@ -245,7 +245,7 @@ class HudiTable:
         order = sorted((s.base_file for s in slices if s.base_file is not None), key=lambda b: b.instant)
         target: pa.Schema | None = None
         for bf in reversed(order):
-            sch = pq.read_schema(bf.path)
+            sch = read_parquet_schema(bf.path)
             sch = pa.schema([sch.field(i) for i in range(len(sch))])  # drop file metadata
             target = sch if target is None else pa.schema(
                 list(target) + [f for f in sch if f.name not in target.names])
@@ -360,7 +360,7 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     schema = ctx.table_schema
     table = None
     # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
-    base = conform(pq.read_table(task.base_file), schema, strict=False) if task.base_file is not None else None
+    base = conform(read_parquet(task.base_file), schema, strict=False) if task.base_file is not None else None
     if vectorized:
         table = _merge_vectorized(ctx, task, base, schema)
     if table is None:
@@ -415,8 +415,8 @@ def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
     if KEY_FIELD in schema.names:
         base = None
         if task.base_file is not None:
-            present = set(pq.read_schema(task.base_file).names)
-            base = conform(pq.read_table(task.base_file, columns=[c for c in schema.names if c in present]),
+            present = set(read_parquet_schema(task.base_file).names)
+            base = conform(read_parquet(task.base_file, columns=[c for c in schema.names if c in present]),
                            schema, strict=False)
         table = _merge_vectorized(ctx, task, base, schema)
     if table is None:  # the whole slice, record by record where it must

@@ -39,11 +39,11 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping
 
 import fastavro
 
+from ...paths import AnyPath, as_path
 from ...format import grammar
 from ...format.block import LogBlock
 from ...format.grammar import BlockType, HeaderKey
@@ -283,20 +283,20 @@ def _datum(rec: dict) -> bytes:
     return buf.getvalue()
 
 
-def archive_folder(table_path, props: TableProperties) -> Path:
-    return Path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
+def archive_folder(table_path, props: TableProperties) -> AnyPath:
+    return as_path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
 
 
-def _write(folder: Path, records: list[dict], batch: int) -> str:
+def _write(folder: AnyPath, records: list[dict], batch: int) -> str:
     header = {HeaderKey.schema: json.dumps(ARCHIVED_META_ENTRY_SCHEMA, separators=(",", ":"))}
     blocks = [LogBlock.new(BlockType.avro_data_block, header, grammar.avro_data_content(
         grammar.CURRENT_AVRO_CONTENT_VERSION, [_datum(r) for r in records[i:i + batch]]))
         for i in range(0, len(records), batch)]
     folder.mkdir(parents=True, exist_ok=True)
     writer = LogWriter(str(folder), ARCHIVE_FILE_ID, "", table_version=6, extension=ARCHIVE_EXTENSION,
-                       storage=table_storage())
+                       storage=table_storage(str(folder)))
     try:
-        return Path(writer.append_blocks(blocks).path).name
+        return as_path(writer.append_blocks(blocks).path).name
     finally:
         writer.close()
 
@@ -305,7 +305,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     """Archive the table's timeline if it holds more than ``hoodie.keep.max.commits`` commits; the
     instant files archived (empty when nothing was due). ``automatic``: the run after a write, which skips
     (instead of refusing) tables it does not archive."""
-    table_path = Path(path)
+    table_path = as_path(path)
     props = read_properties(table_path)
     config = ArchiveConfig.of(options, table_path)
     if automatic and not config.automatic:
@@ -338,7 +338,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
 # ---- reading -------------------------------------------------------------------------------------
 def read_archive(path, props: TableProperties | None = None) -> list[ArchivedInstant]:
     """Every record of the v6 archive (``.hoodie/archived/.commits_.archive.*``), oldest instant first."""
-    table_path = Path(path)
+    table_path = as_path(path)
     props = props or read_properties(table_path)
     folder = archive_folder(table_path, props)
     files = []

@@ -31,6 +31,7 @@ from typing import Mapping
 
 import fastavro
 
+from ...paths import as_path, is_uri
 from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
@@ -106,6 +107,11 @@ class CleanError(TableError):
     """A clean cannot be planned or run."""
 
 
+def _full_path(p) -> str:
+    """A file's path as Hudi records it in a plan: ``file:/...`` on local disk, the URI on an object store."""
+    return str(p) if is_uri(p) else f"file:{p}"
+
+
 @dataclass(frozen=True)
 class CleanPlan:
     """What one clean deletes: {partition: [relative file paths]} and the commit it retains from."""
@@ -115,14 +121,14 @@ class CleanPlan:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # paths relative to the table
 
     def to_bytes(self, table_path: Path) -> bytes:
-        root = Path(table_path).resolve()
+        root = as_path(table_path).resolve()
         e = self.earliest_commit_to_retain
         return cm.avro_container(CLEANER_PLAN_SCHEMA, {
             "earliestInstantToRetain": {"timestamp": e.requested_time, "action": e.action, "state": e.state},
             "lastCompletedCommitTimestamp": self.last_completed_commit, "policy": POLICY,
             "filesToBeDeletedPerPartition": {}, "version": PLAN_VERSION,
             "filePathsToBeDeletedPerPartition": {
-                p: [{"filePath": f"file:{root / rel}", "isBootstrapBaseFile": False} for rel in rels]
+                p: [{"filePath": _full_path(root / rel), "isBootstrapBaseFile": False} for rel in rels]
                 for p, rels in self.files.items()},
             "partitionsToBeDeleted": [], "extraMetadata": {}})
 
@@ -132,12 +138,12 @@ class CleanPlan:
             r = next(iter(fastavro.reader(io.BytesIO(data))))
         except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
             raise CleanError(path or table_path, f"corrupt cleaner plan: {e}") from e
-        root = Path(table_path).resolve()
+        root = as_path(table_path).resolve()
         files = {}
         for part, infos in (r.get("filePathsToBeDeletedPerPartition") or {}).items():
             rels = []
             for info in infos:
-                p = Path(info["filePath"].removeprefix("file:"))
+                p = as_path(info["filePath"].removeprefix("file:"))
                 try:
                     rels.append(str(p.relative_to(root)))
                 except ValueError:

@@ -45,8 +45,8 @@ from typing import Mapping
 
 import fastavro
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ...paths import as_path, read_parquet
 from ...format.content.bloom import BloomFilterError, BloomOptions
 from ...format.reader import open_log
 from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, schema_json
@@ -293,7 +293,7 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     size = write_base_file(folder / name, merged, schema, bloom)
     base_seq: dict = {}
     if base_path is not None:
-        bt = pq.read_table(base_path, columns=[RECORD_KEY, COMMIT_SEQNO])
+        bt = read_parquet(base_path, columns=[RECORD_KEY, COMMIT_SEQNO])
         base_seq = dict(zip(bt.column(0).to_pylist(), bt.column(1).to_pylist()))
     out_seq = dict(zip(keys, merged.column(COMMIT_SEQNO).to_pylist()))
     updated = sum(1 for k, s in out_seq.items() if k in base_seq and base_seq[k] != s)
@@ -390,7 +390,7 @@ def compact_all(path, options: Mapping | None = None) -> list[WriteResult]:
     config = concurrency_config(options)
     done = []
     for instant in sorted(pending_compactions(path)):
-        if not is_expired(Path(path), instant, config):
+        if not is_expired(as_path(path), instant, config):
             continue
         try:
             done.append(run_compaction(path, instant, options))
@@ -444,7 +444,7 @@ def list_compactions(path) -> list[CompactionInfo]:
 
 def read_compaction_plan(path) -> CompactionPlan:
     """The plan in a ``{ts}.compaction.requested`` file."""
-    p = Path(path)
+    p = as_path(path)
     return CompactionPlan.from_bytes(p.name.split(".", 1)[0], p.read_bytes(), p)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import fastavro
 
+from ...paths import as_path
 from ...format.reader import open_log
 from ...format.framing import rollback_block
 from ...format.log_file_name import make_write_token
@@ -55,11 +56,12 @@ from ..errors import ConcurrentWriterError, RollbackError
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
 
 
-def table_storage(syncs: BackgroundSyncs | None = None) -> Storage:
-    """Storage for a table's log files on local disk. Hudi's ``StorageSchemes.FILE`` does not append
-    (only HDFS-like schemes do), so every writer on a local table opens a new log version. ``syncs``:
-    the fsyncs run in the background until it waits (a write task, before it reports)."""
-    return Storage(supports_append=False, syncs=syncs)
+def table_storage(table_path, syncs: BackgroundSyncs | None = None) -> Storage:
+    """Storage for a table's log files, on local disk or the table's object store (paths as the table
+    spells them: :meth:`Storage.for_path`). Hudi's ``StorageSchemes.FILE`` does not append (only
+    HDFS-like schemes do), nor does any object store, so every writer opens a new log version.
+    ``syncs``: the fsyncs run in the background until it waits (a write task, before it reports)."""
+    return Storage.for_path(table_path, supports_append=False, syncs=syncs)
 
 
 def _partition_dir(table_path: Path, partition: str) -> Path:
@@ -129,7 +131,7 @@ def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: s
                                           "rollbackLogFiles": None, "logFilesFromFailedCommit": None})
         for f in req.get("filesToBeDeleted") or []:
             try:
-                Path(f).unlink()
+                as_path(f).unlink()
             except FileNotFoundError:
                 pass  # deleted by an earlier, interrupted run of this rollback
             except OSError:
@@ -140,12 +142,12 @@ def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: s
         logs = req.get("logBlocksToBeDeleted")
         if logs:
             writer = LogWriter(str(_partition_dir(table_path, part)), req["fileId"], req["latestBaseInstant"],
-                               table_version=props.version, write_token=token, storage=table_storage())
+                               table_version=props.version, write_token=token, storage=table_storage(table_path))
             try:
                 result = writer.append_blocks([rollback_block(rb_instant, target)])
             finally:
                 writer.close()
-            pm["rollbackLogFiles"] = {result.path: Path(result.path).stat().st_size}
+            pm["rollbackLogFiles"] = {result.path: as_path(result.path).stat().st_size}
             pm["logFilesFromFailedCommit"] = dict(logs)
     return {"partitionMetadata": partitions, "totalFilesDeleted": deleted}
 
@@ -231,7 +233,7 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
     """Java's ``rollbackFailedWrites``: finish interrupted rollbacks whose process is gone, then roll back
     failed writes by ``config.failed_writes`` (see the module docstring); the rollbacks done."""
     config = config or concurrency_config(None)
-    table_path = Path(path)
+    table_path = as_path(path)
     props = read_properties(table_path)
     done: list[Instant] = []
     if config.failed_writes == NEVER:
@@ -278,7 +280,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     heartbeat is alive is refused (its writer is running) unless ``force`` (its own writer aborting)."""
     started = time.time()
     config = config or concurrency_config(options)
-    table_path = Path(path)
+    table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the rollback")
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)

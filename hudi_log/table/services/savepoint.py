@@ -35,6 +35,7 @@ from typing import Mapping
 
 import fastavro
 
+from ...paths import as_path
 from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
@@ -121,7 +122,7 @@ def list_savepoints(timeline: Timeline) -> list[Savepoint]:
     out = []
     for inst in timeline.savepoints():
         path = inst.path or timeline.folder / inst.file_name
-        md = _decode(Path(path).read_bytes(), path)
+        md = _decode(as_path(path).read_bytes(), path)
         files = {p: tuple(m.get("savepointDataFile") or ()) for p, m in (md.get("partitionMetadata") or {}).items()}
         out.append(Savepoint(inst.requested_time, md.get("savepointedBy") or "", int(md.get("savepointedAt") or 0),
                              md.get("comments") or "", files))
@@ -221,7 +222,7 @@ def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
     """Restore the table at ``path`` to the savepoint ``savepoint``; returns the completed restore instant."""
     started = time.time()
     config = concurrency_config(options)
-    table_path = Path(path)
+    table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the restore")
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ...paths import as_path
 from ..properties import TableError, TableProperties
 
 REQUESTED, INFLIGHT, COMPLETED = "REQUESTED", "INFLIGHT", "COMPLETED"
@@ -113,7 +114,7 @@ class Timeline:
     """The active timeline: every instant at its latest state."""
 
     def __init__(self, table_path, props: TableProperties):
-        self.table_path = Path(table_path)
+        self.table_path = as_path(table_path)
         self.props = props
         self.folder = self.table_path / ".hoodie" / props.timeline_path if props.timeline_path else \
             self.table_path / ".hoodie"
@@ -239,7 +240,7 @@ def _mtime_instant(path: Path, utc: bool) -> str | None:
 
 def read_instant_metadata(path: Path) -> dict:
     try:
-        raw = Path(path).read_bytes()
+        raw = as_path(path).read_bytes()
     except OSError as e:
         raise TimelineError(path, f"cannot read instant file: {e.strerror or e}") from e
     if not raw.strip():

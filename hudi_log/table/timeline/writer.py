@@ -19,12 +19,11 @@
 from __future__ import annotations
 
 import datetime
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Mapping
 
+from ...paths import RemotePath, as_path, create_new, write_replace
 from . import commit_metadata as cm
 from ..properties import TableError, TableProperties
 from .timeline import (
@@ -55,7 +54,7 @@ class TimelineWriter:
     """Writes instants of one table's active timeline."""
 
     def __init__(self, table_path, props: TableProperties):
-        self.table_path = Path(table_path)
+        self.table_path = as_path(table_path)
         self.props = props
         self.layout = props.timeline_layout_version
         self.folder = self.table_path / ".hoodie" / props.timeline_path if props.timeline_path else \
@@ -91,15 +90,15 @@ class TimelineWriter:
         return now
 
     # ---- files ---------------------------------------------------------------------------------
-    def _write_atomic(self, name: str, content: bytes) -> Path:
+    def _write_atomic(self, name: str, content: bytes, exclusive: bool = False) -> Path:
         self.folder.mkdir(parents=True, exist_ok=True)
         final = self.folder / name
-        tmp = self.folder / f".{name}.{uuid.uuid4().hex}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(content)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
+        if exclusive and isinstance(final, RemotePath):
+            # a completed instant is never overwritten; pyarrow cannot send S3's If-None-Match, so
+            # check-then-PUT under the single-writer rule (hudi_log.paths)
+            create_new(final, content)
+        else:
+            write_replace(final, content)
         return final
 
     def _pending_names(self, action: str, instant: str) -> tuple[str, str]:
@@ -150,7 +149,7 @@ class TimelineWriter:
         else:
             completion = None
             name = f"{instant}.{done_action}"
-        path = self._write_atomic(name, content)
+        path = self._write_atomic(name, content, exclusive=True)
         return Instant(instant, done_action, COMPLETED, completion, name, path)
 
     def remove_pending(self, action: str, instant: str) -> None:

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ...paths import RemotePath, arrow_location, as_path
 from ...format.content.bloom import BloomOptions, footer_metadata
 from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
@@ -101,10 +102,19 @@ def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: Bloom
         b"writer.model.name": b"avro",
     }
     footer.update(footer_metadata(pc.drop_null(rows.column(RECORD_KEY)), bloom))
+    path = as_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # No ARROW:schema key (Hudi's files have none); the footer keys are added explicitly.
+    if isinstance(path, RemotePath):
+        # an object becomes visible only when its upload completes, so a killed write leaves no half
+        # file, and there is no rename to do (Hudi writes base files in place on object stores too)
+        where, fs = arrow_location(path)
+        with pq.ParquetWriter(where, rows.schema, compression="snappy", store_schema=False, filesystem=fs) as w:
+            w.write_table(rows)
+            w.add_key_value_metadata(footer)
+        return fs.get_file_info(where).size
     tmp = path.with_name(f".{path.name}.tmp")
     # written aside and renamed: a killed write leaves no half Parquet file under a base file name.
-    # No ARROW:schema key (Hudi's files have none); the footer keys are added explicitly.
     with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
         w.write_table(rows)
         w.add_key_value_metadata(footer)

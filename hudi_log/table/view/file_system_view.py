@@ -27,11 +27,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...paths import as_path, walk_dirs
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
 
@@ -128,11 +128,9 @@ class FileGroup:
 
 def list_partitions(table_path) -> list[str]:
     """Relative partition paths ("" for the table root) holding ``.hoodie_partition_metadata``."""
-    root = Path(table_path)
+    root = as_path(table_path)
     out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel = os.path.relpath(dirpath, root)
-        rel = "" if rel == "." else rel.replace(os.sep, "/")
+    for rel, dirnames, filenames in walk_dirs(root):  # on an object store: one recursive LIST
         dirnames[:] = sorted(d for d in dirnames if not (rel == "" and d == ".hoodie")
                              and d != "__MACOSX" and not d.startswith("."))
         if any(n.startswith(PARTITION_METAFILE) for n in filenames):
@@ -142,7 +140,7 @@ def list_partitions(table_path) -> list[str]:
 
 class FileSystemView:
     def __init__(self, table_path, props: TableProperties, timeline: Timeline, as_of: str | None = None):
-        self.table_path = Path(table_path)
+        self.table_path = as_path(table_path)
         self.props = props
         self.timeline = timeline
         self.as_of = as_of

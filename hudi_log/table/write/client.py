@@ -64,13 +64,13 @@ lock (``hoodie.write.lock.provider``) when one is configured.
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Mapping
 
 import pyarrow as pa
 
+from ...paths import as_path, configure_storage
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
 from .. import markers
@@ -157,13 +157,12 @@ class WriteTransaction:
         index = self.context.index
         if isinstance(index, DeferredIndex):
             for p in index.files():
-                if os.path.exists(p):
-                    os.unlink(p)
-            folder = Path(index.path).parent
+                as_path(p).unlink(missing_ok=True)
+            folder = as_path(index.path).parent
             ctx = self.context
             if folder.exists() and not any(folder.iterdir()):
                 # committed or rolled back: the folder was only ours
-                if not Timeline(Path(ctx.table_path), ctx.properties).is_pending(ctx.instant):
+                if not Timeline(as_path(ctx.table_path), ctx.properties).is_pending(ctx.instant):
                     folder.rmdir()
 
     def _join_index_build(self) -> None:
@@ -199,7 +198,7 @@ class WriteTransaction:
                 if g.partition in by_partition and g.file_id not in written:
                     replaced.setdefault(g.partition, []).append(g.file_id)
             metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
-        table_path = Path(ctx.table_path)
+        table_path = as_path(ctx.table_path)
         with TableLock(table_path, self.config):
             timeline = self._check_still_mine(props)
             mine = {(s.get("partitionPath") or "", s["fileId"]) for s in stats if s.get("fileId")}
@@ -239,7 +238,7 @@ class WriteTransaction:
                 self.heartbeat.beat_now()  # others now see a full timeout of life from here
             except FileNotFoundError:
                 lapsed = True
-        timeline = Timeline(Path(ctx.table_path), props)
+        timeline = Timeline(as_path(ctx.table_path), props)
         undoing = rollbacks_of(timeline, ctx.instant)
         inst = timeline.instant(ctx.instant)
         if not lapsed and not undoing and inst is not None and not inst.is_completed:
@@ -263,7 +262,7 @@ class WriteTransaction:
         try:
             done = rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
         except RollbackError:
-            if not Timeline(Path(self.context.table_path), self.context.properties).is_pending(self.context.instant):
+            if not Timeline(as_path(self.context.table_path), self.context.properties).is_pending(self.context.instant):
                 done = None  # another process rolled it back already
             else:
                 raise
@@ -302,7 +301,8 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     config = concurrency_config(opts)  # refused before anything is written
-    table_path = Path(path)
+    configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
+    table_path = as_path(path)
     ArchiveConfig.of(opts, table_path)  # so is a bad archival option: the auto-archive runs after the commit
     _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
@@ -428,8 +428,7 @@ def _build_index_file(table_path, props, timeline, groups, target: DeferredIndex
         build_index(table_path, props, timeline, groups).save(target.path)
     except BaseException as e:  # noqa: BLE001 - reported to the tasks through the file
         try:
-            with open(target.error_path, "w") as f:
-                f.write(f"{type(e).__name__}: {e}")
+            as_path(target.error_path).write_text(f"{type(e).__name__}: {e}")
         except OSError:
             pass  # the write was rolled back meanwhile: nobody waits
 

@@ -9,10 +9,10 @@ The driver side is :mod:`.client`, the task side :mod:`.task`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
 
+from ...paths import as_path
 from .create import (
     option,
 )
@@ -48,7 +48,7 @@ class WriteContext:
 
     @property
     def properties(self) -> TableProperties:
-        return TableProperties(self.props, Path(self.table_path) / ".hoodie" / "hoodie.properties")
+        return TableProperties(self.props, as_path(self.table_path) / ".hoodie" / "hoodie.properties")
 
     @property
     def bloom(self) -> BloomOptions:

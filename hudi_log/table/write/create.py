@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Mapping
 
+from ...paths import as_path, remove_tree
 from ...format.content.avro_arrow import spark_create_schema
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
@@ -172,7 +171,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
 # ---- the table -----------------------------------------------------------------------------------
 def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> TableProperties:
     """Create the table at ``path`` (which must not be a Hudi table yet); returns its properties."""
-    root = Path(path)
+    root = as_path(path)
     meta = root / ".hoodie"
     if (meta / PROPERTIES_FILE).exists() or (meta / BACKUP_FILE).exists():
         raise TableMismatchError(meta / PROPERTIES_FILE, "a Hudi table already exists here")
@@ -190,9 +189,9 @@ def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> Ta
 
 def folder_before_create(path) -> tuple[str, ...] | None:
     """What :func:`remove_new_table` needs to restore a folder: the names in it before a table is created
-    there (None: the folder does not exist)."""
-    root = Path(path)
-    return tuple(sorted(os.listdir(root))) if root.is_dir() else None
+    there (None: the folder does not exist; on an object store, a prefix holding nothing)."""
+    root = as_path(path)
+    return tuple(sorted(p.name for p in root.iterdir())) if root.is_dir() else None
 
 
 def remove_new_table(path, before: tuple[str, ...] | None) -> bool:
@@ -200,7 +199,7 @@ def remove_new_table(path, before: tuple[str, ...] | None) -> bool:
     that was not in the folder ``before`` (the whole folder if it did not exist). Only while the timeline
     holds nothing but rollbacks (the failed write's own): a table another writer committed to meanwhile
     is left alone. True when the table was removed."""
-    root = Path(path)
+    root = as_path(path)
     try:
         props = read_properties(root)
     except TableError:
@@ -208,12 +207,12 @@ def remove_new_table(path, before: tuple[str, ...] | None) -> bool:
     if any(i.action != ROLLBACK for i in Timeline(root, props).instants):
         return False
     if before is None:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_tree(root)
         return True
-    for name in set(os.listdir(root)) - set(before) | {".hoodie"}:
+    for name in {p.name for p in root.iterdir()} - set(before) | {".hoodie"}:
         p = root / name
         if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
+            remove_tree(p)
         elif p.exists() or p.is_symlink():
             p.unlink()
     return True
@@ -252,7 +251,7 @@ def partition_depth(partition: str) -> int:
 
 def write_partition_metadata(table_path, partition: str, instant: str) -> Path:
     """``{partition}/.hoodie_partition_metadata`` unless it exists (Hudi keeps the first one)."""
-    d = Path(table_path) / partition.strip("/") if partition.strip("/") else Path(table_path)
+    d = as_path(table_path) / partition.strip("/") if partition.strip("/") else as_path(table_path)
     d.mkdir(parents=True, exist_ok=True)
     f = d / PARTITION_METAFILE
     if not f.exists():

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from ...paths import RemotePath, as_path, read_parquet
 from ...format.content.meta_fields import RECORD_KEY
 from ..timeline.commit_metadata import write_stats
 from ..view.file_system_view import FileSystemView
@@ -162,8 +162,14 @@ class KeyIndex:
         meta = {"locations": json.dumps(self.locations), "probe": str(int(_hash(_PROBE)[0]))}
         t = pa.table({"keys": self.keys, "groups": pa.array(self.groups, pa.int32()),
                       "sorted_hashes": pa.array(hs, pa.uint64()), "order": pa.array(order, pa.int64())})
-        path = Path(path)
-        tmp = Path(_tmp_path(path))
+        path = as_path(path)
+        if isinstance(path, RemotePath):  # one PUT: visible whole or not at all, no rename
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_file(sink, t.schema.with_metadata(meta)) as w:
+                w.write_table(t)
+            path.write_bytes(sink.getvalue().to_pybytes())
+            return
+        tmp = as_path(_tmp_path(path))
         try:
             with pa.OSFile(str(tmp), "wb") as f, pa.ipc.new_file(f, t.schema.with_metadata(meta)) as w:
                 w.write_table(t)
@@ -176,8 +182,12 @@ class KeyIndex:
     @classmethod
     def load(cls, path) -> "KeyIndex":
         """An index saved by :meth:`save`, memory-mapped (the keys are not copied)."""
-        with pa.memory_map(str(path)) as src:
-            t = pa.ipc.open_file(src).read_all()
+        p = as_path(path)
+        if isinstance(p, RemotePath):
+            t = pa.ipc.open_file(pa.py_buffer(p.read_bytes())).read_all()
+        else:
+            with pa.memory_map(str(path)) as src:
+                t = pa.ipc.open_file(src).read_all()
         meta = t.schema.metadata or {}
         locations = [tuple(x) for x in json.loads(meta[b"locations"])]
         col = lambda name: t.column(name).combine_chunks() if t.num_rows else pa.array([], t.schema.field(name).type)
@@ -252,15 +262,15 @@ class DeferredIndex:
     def _wait(self) -> KeyIndex:
         from ..errors import WriteError
 
-        path, folder = Path(self.path), Path(self.path).parent
+        path, folder = as_path(self.path), as_path(self.path).parent
         deadline = time.monotonic() + self.timeout
         delay = 0.005
         while True:
             if path.exists():
                 return KeyIndex.load(path)
-            if os.path.exists(self.error_path):
+            if as_path(self.error_path).exists():
                 raise WriteError(folder, "building the index failed on the driver: "
-                                 + Path(self.error_path).read_text(errors="replace"))
+                                 + as_path(self.error_path).read_text(errors="replace"))
             if not folder.exists():
                 raise WriteError(folder, "the write was rolled back while its index was being built")
             if time.monotonic() > deadline:
@@ -297,7 +307,7 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
 
     infos = list(groups.values())
     locs = [(g.partition, g.file_id) for g in infos]
-    base = {n: pq.read_table(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks().cast(pa.string())
+    base = {n: read_parquet(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks().cast(pa.string())
             for n, g in enumerate(infos) if g.base_file is not None}
     plan = tasks = None
     exact: set[int] = set()  # groups whose liveness is needed

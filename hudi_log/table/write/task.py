@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...paths import as_path, read_parquet
 from ...format.content.deletes import DeleteRecord, OrderingKind
 from ...format.content.meta_fields import META_FIELDS, RECORD_KEY
 from ...format.log_file_name import make_write_token
@@ -254,7 +255,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
     # the log files are durable before this task reports them, not each before the next is encoded
     with BackgroundSyncs() as syncs:
-        storage = table_storage(syncs)
+        storage = table_storage(ctx.table_path, syncs)
         for fid, idx in updates.items():
             g = ctx.file_groups[fid]
             if props.is_mor:
@@ -291,7 +292,7 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     ks = _take(keys, idx).to_pylist()
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
                              task_partition_id=task_id)
-    path = Path(ctx.table_path) / _rel(partition, name)
+    path = as_path(ctx.table_path) / _rel(partition, name)
     size = write_base_file(path, rows, ctx.schema, ctx.bloom)
     return _stat(ctx, partition, fid, _rel(partition, name), "null", numWrites=len(idx), numInserts=len(idx),
                  totalWriteBytes=size, fileSizeInBytes=size)
@@ -363,12 +364,11 @@ def _arrow_key_field(ctx, table) -> str | None:
 def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, flagged=None) -> dict:
     """COW: the file group's next base file = its rows with this batch's updates / deletes applied (a row
     flagged ``_hoodie_is_deleted`` deletes its key where it would have replaced the stored row)."""
-    import pyarrow.parquet as pq
 
     props = ctx.properties
     name = base_file_name(g.file_id, token, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.MERGE)
-    old = pq.read_table(g.base_file) if g.base_file else None
+    old = read_parquet(g.base_file) if g.base_file else None
     incoming = {keys[i]: i for i in idx.tolist()}
     event_time = props.merge_mode == EVENT_TIME and ordering is not None
     fields = props.ordering_fields
@@ -406,7 +406,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                                  file_name=name, task_partition_id=task_id)
         parts.append(conform(rows, schema))
     merged = pa.concat_tables(parts) if parts else schema.empty_table()
-    path = Path(ctx.table_path) / _rel(g.partition, name)
+    path = as_path(ctx.table_path) / _rel(g.partition, name)
     size = write_base_file(path, merged, ctx.schema, ctx.bloom)
     s = _stat(ctx, g.partition, g.file_id, _rel(g.partition, name), g.base_instant,
               numWrites=merged.num_rows, numUpdateWrites=updates, numDeletes=deletes,
