@@ -222,7 +222,10 @@ def test_cli_timeline_commands(tmp_path):
 
     rows = json.loads(run("commits", "show", str(base), "--json"))
     assert [x["instant"] for x in rows] == instants and all(x["records"] > 0 and x["bytes"] > 0 for x in rows)
-    assert "commits" in run("commits", "show", str(base))
+    # piped: tab-separated, full instant times (no rich table folding them)
+    lines = run("commits", "show", str(base)).splitlines()
+    assert lines[0].split("\t")[:3] == ["instant", "action", "state"]
+    assert [line.split("\t")[0] for line in lines[1:]] == instants
     assert json.loads(run("savepoint", "create", str(base), instants[1], "--json"))["instant"] == instants[1]
     assert [x["instant"] for x in json.loads(run("savepoints", "show", str(base), "--json"))] == [instants[1]]
     out = json.loads(run("archive", str(base), "-o", "hoodie.keep.min.commits=1", "-o", "hoodie.keep.max.commits=2",

@@ -5,7 +5,8 @@
   per instant (instant, action, state, completion time, files and records written, bytes, duration);
 * ``savepoint create|delete|restore PATH INSTANT``; ``archive PATH``.
 
-``--json`` prints the rows as JSON; the default is a rich table. Errors exit 2 with a message.
+``--json`` prints the rows as JSON; the default is a rich table on a terminal, tab-separated text otherwise.
+Errors follow the CLI's convention (cli/output.py): exit 2 for bad input, 3 for a failure midway.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import datetime
 import click
 
 from ..errors import HudiLogError
-from .output import StoragePath, dumps, fail as _fail, hudi_options
+from .output import StoragePath, dumps, hudi_options, print_table, raise_error
 
 _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
                        help="a Hudi option (repeatable), e.g. hoodie.keep.max.commits or the lock provider")
@@ -50,14 +51,7 @@ def _show(rows: list[dict], columns: tuple[str, ...], title: str, as_json: bool)
     if as_json:
         click.echo(dumps(rows, indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-    t = Table(title=title)
-    for c in columns:
-        t.add_column(c)
-    for r in rows:
-        t.add_row(*("" if r.get(c) is None else str(r.get(c)) for c in columns))
-    Console().print(t)
+    print_table(title, columns, ([r.get(c) for c in columns] for r in rows))
 
 
 def _run(fn, *args):
@@ -65,7 +59,7 @@ def _run(fn, *args):
     try:
         return fn(*args)
     except HudiLogError as e:
-        _fail(str(e))
+        raise_error(e)
 
 
 def _timeline_rows(path, actions) -> list[dict]:
@@ -75,7 +69,7 @@ def _timeline_rows(path, actions) -> list[dict]:
         return [_row(i, timeline.commit_metadata(i) if i.is_completed else {})
                 for i in timeline.instants if i.action in actions]
     except HudiLogError as e:
-        _fail(str(e))
+        raise_error(e)
 
 
 _COLUMNS = ("instant", "action", "state", "completion_time", "files", "records", "bytes", "duration_ms")
