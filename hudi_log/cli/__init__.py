@@ -3,7 +3,7 @@
 * :mod:`.logs`: log files (inspect, records, validate, salvage), :mod:`.write_block`: write-block;
 * :mod:`.diff`: two log files or blocks compared (diff);
 * :mod:`.tables`: whole tables (table, read, write);
-* :mod:`.services`: table services (compact, clean, rollback);
+* :mod:`.services`: table services (compact, cluster, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
@@ -21,7 +21,7 @@ import click
 from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for
-from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
+from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
                        savepoints_group)
@@ -89,7 +89,7 @@ def main() -> None:
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
-                        (compactions_cmd, "compactions")):
+                        (compactions_cmd, "compactions"), (cluster_cmd, "cluster")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):
