@@ -271,3 +271,41 @@ def test_cli_cluster(tmp_path):
     assert r.exit_code == 0 and "clustering" in r.output
     r = runner.invoke(main, ["cluster", str(base), "-o", f"{cl.SMALL_FILE_LIMIT}=x"])
     assert r.exit_code == 2 and "whole number" in r.output
+
+
+def test_archived_clustering_decoded_by_java_avro(tmp_path, java_program):
+    """A v6 clustering archived: its requested entry carries the plan (HoodieRequestedReplaceMetadata), the
+    completed one the replace metadata, each decoded by Java's Avro from the archive block's own schema."""
+    from hudi_log.format.reader import open_log
+    from hudi_log.table.services.archive import archive, read_archive
+    from test_archive_savepoint import JAVA_SOURCE
+    base = tmp_path / "t"
+    small_stream(base, 6, "COPY_ON_WRITE", n=2)
+    before = snapshot(base)
+    [r] = cl.cluster(base)
+    for i in range(4):
+        write_table(base, batch([(f"k{70 + i}", "x")], 90 + i), "insert", opts(6, "COPY_ON_WRITE"))
+    clean(base, retain_commits=1)
+    archive(base, {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"})
+    entries = [e for e in read_archive(base) if e.commit_time == r.instant]
+    assert {e.state for e in entries} == {"REQUESTED", "INFLIGHT", "COMPLETED"}, entries
+    lines, want = [], []
+    for f in sorted((base / ".hoodie" / "archived").iterdir()):
+        for b in open_log(f):
+            schema = tmp_path / f"{f.name}.{b.offset}.avsc"
+            schema.write_text(b.schema)
+            for i, (d, rec) in enumerate(zip(b.datums(), b.records())):
+                if rec["commitTime"] != r.instant:
+                    continue
+                datum = tmp_path / f"{f.name}.{b.offset}.{i}.bin"
+                datum.write_bytes(bytes(d))
+                lines.append([schema, datum])
+                want.append(rec)
+    got = java_program(JAVA_SOURCE)(lines)
+    by_state = {g["actionState"]: g for g in got}
+    assert by_state["REQUESTED"]["metadata"] == "hoodieRequestedReplaceMetadata"
+    assert by_state["COMPLETED"]["metadata"] == "hoodieReplaceCommitMetadata"
+    assert all(g["rest"] == 0 for g in got)
+    plan = next(w for w in want if w["actionState"] == "REQUESTED")["hoodieRequestedReplaceMetadata"]["clusteringPlan"]
+    assert len(plan["inputGroups"]) == 2
+    assert snapshot(base) == {**before, **{f"k{70 + i}": "x" for i in range(4)}} == hudi_rs(base)

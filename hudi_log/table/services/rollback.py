@@ -48,7 +48,7 @@ from ..timeline.timeline import (
     COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
     TimelineError,
 )
-from ..timeline.pending import incomplete_commits
+from ..timeline.pending import incomplete_commits, is_pending_clustering
 from ..timeline.writer import TimelineWriteError, TimelineWriter
 from ..errors import ConcurrentWriterError, RollbackError
 
@@ -265,8 +265,11 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
             if not plan.get("instantToRollback"):
                 tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                 continue
+            target = timeline.instant(plan["instantToRollback"]["commitTime"])
+            # a clustering's rollback returns it to requested (rollback_to_requested): its plan stays
+            keep = target is not None and is_pending_clustering(timeline, target)
             try:
-                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time(), keep_requested=keep))
             except TimelineWriteError:
                 # without a lock: its own process completed it since we looked (and dropped its heartbeat)
                 if Timeline(table_path, props).is_pending(inst.requested_time):
