@@ -101,7 +101,12 @@ def test_upsert_into_a_pending_clustering_is_refused(tmp_path, version, table_ty
     assert taken and set(taken.values()) == {instant}
     with pytest.raises(ClusteringUpdateError, match=instant):
         write_table(base, batch([("k1", "no")], 70), "upsert", opts(version, table_type))
+    with pytest.raises(ClusteringUpdateError, match=instant):
+        write_table(base, batch([("k1", "")], 70), "delete", opts(version, table_type))
+    with pytest.raises(ClusteringUpdateError, match="under pending clustering"):
+        write_table(base, batch([("k90", "over")], 70), "insert_overwrite", opts(version, table_type))
     assert snapshot(base) == before
+    assert not HudiTable(base).timeline.pending()[1:]  # the refused writes were rolled back
     # inserts of new keys go to new file groups: allowed
     write_table(base, batch([("k40", "new")], 71), "insert", opts(version, table_type))
     # a pending clustering is no failed write: no write rolls it back
