@@ -206,6 +206,8 @@ def test_plan_options_sort_and_sizes(tmp_path):
     for s in HudiTable(base).view().latest_file_slices():  # each new file sorted by val
         vals = [r["val"] for r in HudiTable(base).read().to_pylist() if r["_hoodie_file_name"] == s.base_file.name]
         assert vals == sorted(vals)
+    with pytest.raises(cl.ClusteringError, match="nope"):
+        cl.schedule_clustering(base, {"hoodie.clustering.plan.strategy.sort.columns": "val,nope"})
     with pytest.raises(cl.ClusteringError, match="whole number"):
         cl.schedule_clustering(base, {cl.SMALL_FILE_LIMIT: "big"})
     assert cl.cluster(base, {cl.SMALL_FILE_LIMIT: "1"}) == []

@@ -57,6 +57,7 @@ from ..errors import ConcurrentWriterError
 from ..metadata_table import guard_change
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
+from ..schema import current_schema
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import (
     SORT_COLUMNS, ClusteringGroup, ClusteringPlan, SliceInfo, pending_action, pending_clusterings,
@@ -166,7 +167,13 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        guard_change(table.path, table.properties, options, "the clustering")
+        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+            table = HudiTable(path)  # the metadata table was dropped (hoodie.metadata.enable=false)
+        schema = current_schema(table.properties, table.timeline)
+        fields = {f["name"] for f in (schema or {}).get("fields", [])}
+        unknown = [c for c in cfg.sort_columns.split(",") if c.strip() and c.strip() not in fields]
+        if unknown:  # refused before a plan is written that no run could finish
+            raise ClusteringError(table.path, f"{SORT_COLUMNS}: column(s) {', '.join(unknown)} not in the table schema")
         groups = plan_groups(table, cfg)
         if not groups:
             return None
@@ -233,7 +240,8 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        guard_change(table.path, table.properties, options, "the clustering")
+        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+            table = HudiTable(path)
         try:
             bloom = bloom_options(table.properties.to_dict(), options)
         except BloomFilterError as e:
