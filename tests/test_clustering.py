@@ -316,3 +316,50 @@ def test_archived_clustering_decoded_by_java_avro(tmp_path, java_program):
     plan = next(w for w in want if w["actionState"] == "REQUESTED")["hoodieRequestedReplaceMetadata"]["clusteringPlan"]
     assert len(plan["inputGroups"]) == 2
     assert snapshot(base) == {**before, **{f"k{70 + i}": "x" for i in range(4)}} == hudi_rs(base)
+
+
+KILLED_WORKER = r"""
+import sys, time
+from hudi_log.table.services.clustering import run_clustering
+from hudi_log.table.timeline.writer import TimelineWriter
+def held(self, *a, **k):  # every new base file written: hold before the replacecommit completes
+    print("holding", flush=True)
+    time.sleep(600)
+TimelineWriter.complete = held
+run_clustering(sys.argv[1], sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_clustering_killed_with_sigkill_then_recovered(tmp_path, version):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from hudi_log.table.errors import ConcurrentWriterError
+    base = tmp_path / "t"
+    small_stream(base, version, "COPY_ON_WRITE", n=3)
+    before = snapshot(base)
+    instant = cl.schedule_clustering(base)
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.Popen([sys.executable, "-c", KILLED_WORKER, str(base), instant], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "holding", p.stderr.read()
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait(timeout=60)
+    p.stdout.close()
+    p.stderr.close()
+    left = [n for n in base_files(base) if n.endswith(f"_{instant}.parquet")]
+    assert len(left) == 2 and snapshot(base) == before == hudi_rs(base)  # written, not visible
+    with pytest.raises(ConcurrentWriterError, match="live process"):  # its heartbeat is still fresh
+        cl.run_clustering(base, instant)
+    fast = {"hoodie.client.heartbeat.interval_in_ms": "100", "hoodie.client.heartbeat.tolerable.misses": "1"}
+    time.sleep(0.5)
+    done = cl.run_clustering(base, instant, fast)
+    assert len(done.rolled_back) == 1
+    now = [n for n in base_files(base) if n.endswith(f"_{instant}.parquet")]
+    assert len(now) == 2 and not set(now) & set(left)  # the killed run's files went, the rerun's stayed
+    assert snapshot(base) == before == hudi_rs(base)
