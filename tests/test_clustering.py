@@ -363,3 +363,21 @@ def test_clustering_killed_with_sigkill_then_recovered(tmp_path, version):
     now = [n for n in base_files(base) if n.endswith(f"_{instant}.parquet")]
     assert len(now) == 2 and not set(now) & set(left)  # the killed run's files went, the rerun's stayed
     assert snapshot(base) == before == hudi_rs(base)
+
+
+@pytest.mark.parametrize("version,table_type", [(6, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")])
+def test_restore_undoes_a_clustering_and_a_pending_one(tmp_path, version, table_type):
+    from hudi_log.table.services.savepoint import create_savepoint, restore
+    base = tmp_path / "t"
+    instants = small_stream(base, version, table_type, n=3)
+    before = snapshot(base)
+    create_savepoint(base, instants[-1])
+    [done] = cl.cluster(base)
+    write_table(base, batch([("k1", "zz")], 99), "upsert", opts(version, table_type))
+    pending = cl.schedule_clustering(base)
+    restore(base, instants[-1])
+    later = [(i.action, i.state) for i in HudiTable(base).timeline.instants if i.requested_time > instants[-1]]
+    assert later == [("restore", "COMPLETED")]
+    assert not [n for n in base_files(base) if n.endswith(f"_{done.instant}.parquet")] and pending
+    assert snapshot(base) == before == hudi_rs(base)
+    assert file_groups_in_pending_clustering(HudiTable(base).timeline) == {}
