@@ -325,6 +325,7 @@ def with_metadata_table(path: Path) -> None:
 
 def test_no_action_leaves_a_metadata_table_stale(tmp_path, caplog):
     from hudi_log.table.metadata_table import MetadataTableError
+    from hudi_log.table.services.clustering import schedule_clustering
 
     path = tmp_path / "t"
     o = opts()
@@ -337,7 +338,8 @@ def test_no_action_leaves_a_metadata_table_stale(tmp_path, caplog):
     actions = {"the write": lambda extra: write_table(path, rows([2], "c", 4), "upsert", {**o, **extra}),
                "the compaction": lambda extra: schedule_compaction(path, {**o, **extra}),
                "the clean": lambda extra: clean(path, retain_commits=1, options={**o, **extra}),
-               "the rollback": lambda extra: rollback(path, a.instant, options={**o, **extra})}
+               "the rollback": lambda extra: rollback(path, a.instant, options={**o, **extra}),
+               "the clustering": lambda extra: schedule_clustering(path, {**o, **extra})}
     for action, run in actions.items():
         with pytest.raises(MetadataTableError, match=f"{action} would leave it stale.*hoodie.metadata.enable=false"):
             run({})

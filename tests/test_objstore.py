@@ -308,3 +308,19 @@ def test_integrity_validate_and_diff_in_the_bucket(s3):
     assert res.exit_code == 1 and "missing" in res.output.lower(), res.output
     res = runner.invoke(main, ["read", path, "--strict", "--format", "jsonl"])
     assert res.exit_code == 3, res.output
+
+
+def test_clustering_in_the_bucket(s3):
+    from hudi_log.table.services.clustering import cluster
+
+    path = f"{s3.base}/t"
+    o = opts("COPY_ON_WRITE")
+    for n in range(4):  # four small commits, new keys each: several small base files per partition
+        write_table(path, batch(range(n * 4, n * 4 + 4), "v", n + 1), "insert", o)
+    before = state(read_table(path))
+    done = cluster(path, o)
+    assert done, "nothing was clustered"
+    assert state(read_table(path)) == before
+    tl = Timeline(as_path(path), read_properties(path))
+    assert any(i.action == "replacecommit" and i.is_completed for i in tl.instants)
+    assert not [k for k in keys(s3) if ".tmp" in k]  # no rename: no temporary objects

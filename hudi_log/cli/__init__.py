@@ -4,7 +4,7 @@
 * :mod:`.diff`: two log files or blocks compared (diff);
 * :mod:`.view`: a log file as a picture (view: an offline HTML viewer, map: an SVG/PNG block map);
 * :mod:`.tables`: whole tables (table, read, write);
-* :mod:`.services`: table services (compact, clean, rollback);
+* :mod:`.services`: table services (compact, cluster, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
@@ -22,7 +22,7 @@ import click
 from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
-from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
+from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
                        savepoints_group)
@@ -96,7 +96,8 @@ def main(storage) -> None:
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
-                        (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map")):
+                        (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map"),
+                        (cluster_cmd, "cluster")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):

@@ -1,5 +1,6 @@
 """`hudi-log` commands for table services: ``compact PATH [--schedule-only | --instant T]``,
-``compactions show PATH``, ``clean PATH --retain-commits N`` and ``rollback PATH INSTANT``. Errors exit 2
+``compactions show PATH``, ``cluster PATH [--schedule-only | --instant T]``, ``clean PATH --retain-commits N``
+and ``rollback PATH INSTANT``. Errors exit 2
 with a message (3 when a compaction fails half-way)."""
 
 from __future__ import annotations
@@ -15,18 +16,43 @@ _OPTION = click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VA
                        help="a Hudi option (repeatable), e.g. the lock provider and heartbeat settings")
 
 
-@click.command("compact")
-@click.argument("path", type=StoragePath(exists=True, file_okay=False))
-@click.option("--schedule-only", is_flag=True, help="Only write the compaction plan (compaction.requested).")
-@click.option("--instant", default=None, help="Run this pending compaction instead of scheduling a new one.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@_OPTION
+def _schedule_or_run_command(name: str, what: str, plan_file: str):
+    """The arguments compact and cluster share: PATH, --schedule-only, --instant, --json, --option."""
+    def decorate(f):
+        for d in reversed((click.command(name), click.argument("path", type=StoragePath(exists=True, file_okay=False)),
+                           click.option("--schedule-only", is_flag=True, help=f"Only write the {what} plan ({plan_file})."),
+                           click.option("--instant", default=None,
+                                        help=f"Run this pending {what} instead of scheduling a new one."),
+                           click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."), _OPTION)):
+            f = d(f)
+        return f
+    return decorate
+
+
+@_schedule_or_run_command("compact", "compaction", "compaction.requested")
 def compact_cmd(path, schedule_only, instant, as_json, extra):
     """Compact a MERGE_ON_READ table: merge file slices with log files into new base files. Without
     --instant, every pending (scheduled) compaction runs first, oldest first, then a new one is scheduled
     and run, as Hudi's `compaction run` does; each compaction run is reported."""
-    from ..table.read.instants import parse_instant
     from ..table.services.compaction import compact_all, run_compaction, schedule_compaction
+    out, done = _schedule_or_run(path, schedule_only, instant, extra, "compacting", schedule_compaction,
+                                 run_compaction, compact_all)
+    if done is None:
+        msg = f"scheduled compaction {out['scheduled']}" if out["scheduled"] else "nothing to compact"
+    else:
+        runs = [{"instant": r.instant, "files": [s["path"] for s in r.write_stats],
+                 "rows": sum(s["numWrites"] for s in r.write_stats)} for r in done]
+        last = runs[-1] if runs else {"instant": None, "files": [], "rows": 0}
+        out = {**last, "compactions": runs}  # the last run's keys stay where they were
+        msg = "\n".join(f"compaction {r['instant']}: {len(r['files'])} base file(s), {r['rows']} row(s)"
+                        for r in runs) or "nothing to compact"
+    click.echo(json.dumps(out) if as_json else msg)
+
+
+def _schedule_or_run(path, schedule_only, instant, extra, label, schedule, run_one, run_all):
+    """What compact and cluster share: ``({"scheduled": T or None}, None)`` with --schedule-only, else
+    ``(None, the runs completed)``: the given pending instant, or every pending one then a new one."""
+    from ..table.read.instants import parse_instant
     if schedule_only and instant:
         _fail("--schedule-only and --instant exclude each other")
     opts = hudi_options(extra)
@@ -34,20 +60,33 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
         if instant:
             instant = parse_instant(instant, "--instant", path)
         if schedule_only:
-            scheduled = schedule_compaction(path, opts)
-            out = {"scheduled": scheduled}
-            msg = f"scheduled compaction {scheduled}" if scheduled else "nothing to compact"
-        else:
-            with progress(None, "compacting"):
-                done = [run_compaction(path, instant, opts)] if instant else compact_all(path, opts)
-            runs = [{"instant": r.instant, "files": [s["path"] for s in r.write_stats],
-                     "rows": sum(s["numWrites"] for s in r.write_stats)} for r in done]
-            last = runs[-1] if runs else {"instant": None, "files": [], "rows": 0}
-            out = {**last, "compactions": runs}  # the last run's keys stay where they were
-            msg = "\n".join(f"compaction {r['instant']}: {len(r['files'])} base file(s), {r['rows']} row(s)"
-                            for r in runs) or "nothing to compact"
+            return {"scheduled": schedule(path, opts)}, None
+        with progress(None, label):
+            return None, ([run_one(path, instant, opts)] if instant else run_all(path, opts))
     except HudiLogError as e:
         raise_error(e)
+
+
+@_schedule_or_run_command("cluster", "clustering", "the requested instant")
+def cluster_cmd(path, schedule_only, instant, as_json, extra):
+    """Cluster a table: rewrite small file groups into fewer, larger base files (a replacecommit), as
+    Hudi's size-based clustering does (options hoodie.clustering.plan.strategy.*: small.file.limit,
+    max.bytes.per.group, target.file.max.bytes, max.num.groups, sort.columns). Without --instant, every
+    pending clustering runs first (a killed one is rolled back and run again), then a new one is scheduled
+    and run."""
+    from ..table.services.clustering import cluster, run_clustering, schedule_clustering
+    out, done = _schedule_or_run(path, schedule_only, instant, extra, "clustering", schedule_clustering,
+                                 run_clustering, cluster)
+    if done is None:
+        msg = f"scheduled clustering {out['scheduled']}" if out["scheduled"] else "nothing to cluster"
+    else:
+        runs = [{"instant": r.instant, "completion_time": r.completion_time,
+                 "files": [s["path"] for s in r.write_stats], "rows": sum(s["numWrites"] for s in r.write_stats),
+                 "replaced_file_groups": sum(len(v) for v in r.replaced_file_ids.values()),
+                 "rolled_back": r.rolled_back} for r in done]
+        out = {"clusterings": runs}
+        msg = "\n".join(f"clustering {r['instant']}: {r['replaced_file_groups']} file group(s) into "
+                        f"{len(r['files'])} base file(s), {r['rows']} row(s)" for r in runs) or "nothing to cluster"
     click.echo(json.dumps(out) if as_json else msg)
 
 

@@ -26,6 +26,11 @@ class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
 
 
+class ClusteringUpdateError(WriteError):
+    """An update or delete into file groups a pending clustering has taken (Java's default
+    ``SparkRejectUpdateStrategy`` throws ``HoodieClusteringUpdateException``)."""
+
+
 class RollbackError(WriteError):
     """An instant cannot be rolled back (unknown, completed, or not a write)."""
 

@@ -3,7 +3,7 @@
 
 A write remembers the timeline as it saw it when it began (:class:`TimelineSnapshot`, taken after its own
 instant was requested and before it read any file). At commit, every instant that completed since
-(commit, delta commit, replace commit, or a compaction) and every compaction scheduled since is a
+(commit, delta commit, replace commit, or a compaction) and every compaction or clustering scheduled since is a
 candidate; one that changed a (partition, file id) this write also changed is a conflict, and this
 write fails with :class:`~hudi_log.table.errors.WriteConflictError`. As in Java, a compaction that was
 already pending when the write began is no conflict: the write's log files went to the compaction's new
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..errors import WriteConflictError
+from ..timeline.clustering_plan import pending_clusterings
 from ..timeline.commit_metadata import write_stats
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, Instant, Timeline
 
@@ -75,6 +76,10 @@ def check_conflicts(timeline: Timeline, instant: str, mine: set[tuple[str, str]]
             continue
         plan = timeline.compaction_plan_file_ids(inst) or {}
         candidates.append((inst, {(p, f) for p, fids in plan.items() for f in fids}))
+    # a clustering scheduled since: Java's OCC takes a pending clustering's plan as the file groups it changes
+    for inst, plan in pending_clusterings(timeline):
+        if inst.requested_time not in start.pending | start.completed:
+            candidates.append((inst, plan.file_groups()))
     for other, theirs in candidates:
         both = mine & theirs
         if both:

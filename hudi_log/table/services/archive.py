@@ -55,6 +55,7 @@ from ..concurrency.lock import TableLock
 from ..metadata_table import has_metadata_table
 from ..properties import TableError, TableProperties, read_properties
 from ..timeline import commit_metadata as cm
+from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
 from ..timeline.timeline import (
     CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, SAVEPOINT, WRITE_ACTIONS,
     Instant, Timeline, comparable_action,
@@ -102,10 +103,6 @@ def _opt(name: str, schema: Any) -> dict:
 
 
 _EMPTY = {"type": "record", "name": "HoodieCompactionMetadata", "namespace": _NS, "fields": []}  # deprecated
-_REQUESTED_REPLACE = {"type": "record", "name": "HoodieRequestedReplaceMetadata", "namespace": _NS, "fields": [
-    {"name": "operationType", "type": ["null", "string"], "default": None},
-    {"name": "extraMetadata", "type": ["null", {"type": "map", "values": "string"}], "default": None},
-    {"name": "version", "type": ["int", "null"], "default": 1}]}
 ARCHIVED_META_ENTRY_SCHEMA = _unique_names({
     "type": "record", "name": "HoodieArchivedMetaEntry", "namespace": _NS,
     "fields": [
@@ -121,7 +118,7 @@ ARCHIVED_META_ENTRY_SCHEMA = _unique_names({
         _opt("hoodieCleanerPlan", CLEANER_PLAN_SCHEMA),
         _opt("actionState", "string"),
         _opt("hoodieReplaceCommitMetadata", cm.REPLACE_COMMIT_METADATA_SCHEMA),
-        _opt("hoodieRequestedReplaceMetadata", _REQUESTED_REPLACE),
+        _opt("hoodieRequestedReplaceMetadata", REQUESTED_REPLACE_SCHEMA),
         _opt("HoodieInflightReplaceMetadata", f"{_NS}.HoodieCommitMetadata"),
     ],
 }, set())
@@ -258,6 +255,8 @@ def entry_of(inst: Instant, data: bytes, timeline: Timeline) -> dict:
     elif inst.action == REPLACE_COMMIT:
         if completed:
             rec["hoodieReplaceCommitMetadata"] = _commit_record(data)
+        elif inst.state == "REQUESTED" and data[:4] == b"Obj\x01":  # a clustering's plan (Java: getRequestedReplaceMetadata)
+            rec["hoodieRequestedReplaceMetadata"] = _avro(data)
         elif inst.state == "INFLIGHT" and data.strip():
             rec["HoodieInflightReplaceMetadata"] = _commit_record(data)
     elif inst.action == ROLLBACK:

@@ -37,13 +37,11 @@ completion time, so a log completed after the compaction was requested belongs t
 
 from __future__ import annotations
 
-import io
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-import fastavro
 import pyarrow as pa
 
 from ...paths import as_path, read_parquet
@@ -60,11 +58,12 @@ from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, bloom_options, write_base_file
-from ..timeline.pending import pending_plans
+from ..timeline.clustering_plan import file_groups_in_pending_clustering
+from ..timeline.pending import incomplete_commits, pending_plans
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
-from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, REPLACE_COMMIT, Timeline
+from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
 
 _JS = {"type": "string", "avro.java.string": "String"}
@@ -150,13 +149,9 @@ class CompactionPlan:
 
     @classmethod
     def from_bytes(cls, instant: str, data: bytes, path=None) -> "CompactionPlan":
-        try:
-            recs = list(fastavro.reader(io.BytesIO(data)))
-        except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
-            raise CompactionError(path or instant, f"corrupt compaction plan: {e}") from e
-        if not recs:
+        r = cm.first_avro_record(data, CompactionError, path or instant, "compaction plan")
+        if r is None:
             raise CompactionError(path or instant, "empty compaction plan")
-        r = recs[0]
         return cls(instant, tuple(CompactionOperation.from_record(o) for o in r.get("operations") or ()),
                    dict(r.get("extraMetadata") or {}))
 
@@ -185,6 +180,8 @@ def plan_operations(table: HudiTable) -> list[CompactionOperation]:
     """Hudi's default plan: latest slices with log files, outside pending compactions."""
     pending_groups = {(op.partition, op.file_id)
                       for plan in pending_compactions(table).values() for op in plan.operations}
+    # nor file groups a pending clustering rewrites (Java's compaction plan leaves them out)
+    pending_groups |= set(file_groups_in_pending_clustering(table.timeline))
     ops = []
     for s in table.view().latest_file_slices():
         if not s.log_files or (s.partition, s.file_id) in pending_groups:
@@ -219,7 +216,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
     with TableLock(table.path, config):
         guard_change(table.path, table.properties, options, "the compaction")
         table = HudiTable(path)
-        blocking = [i for i in table.timeline.pending() if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT)]
+        blocking = [i for i in incomplete_commits(table.timeline)]  # writes; a pending clustering is no write
         if blocking:
             i = blocking[0]
             alive = not is_expired(table.path, i.requested_time, config)
@@ -272,15 +269,21 @@ def _remove_partial_files(table: HudiTable, plan: CompactionPlan) -> list[str]:
     return removed
 
 
+def planned_files(folder: Path, base_file: str | None, log_files, what: str, error: type[TableError]):
+    """(base file path or None, log file paths) of a slice a plan names, each one there (else ``error``)."""
+    base = folder / base_file if base_file else None
+    logs = [folder / name for name in log_files]
+    missing = [p for p in ([base] if base else []) + logs if not p.exists()]
+    if missing:
+        raise error(missing[0], f"file of {what} is missing")
+    return base, logs
+
+
 def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op: CompactionOperation,
                    bloom: BloomOptions) -> dict:
     """Merge one planned slice into its new base file; the write stat."""
     folder = table.path / op.partition if op.partition else table.path
-    base_path = folder / op.base_file if op.base_file else None
-    log_paths = [folder / name for name in op.log_files]
-    missing = [p for p in ([base_path] if base_path else []) + log_paths if not p.exists()]
-    if missing:
-        raise CompactionError(missing[0], f"file of compaction {instant} is missing")
+    base_path, log_paths = planned_files(folder, op.base_file, op.log_files, f"compaction {instant}", CompactionError)
     t0 = time.monotonic()
     task = SliceTask(op.partition, op.file_id, op.base_instant, str(base_path) if base_path else None,
                      tuple(str(p) for p in log_paths), 0)
@@ -346,6 +349,19 @@ def _bloom_options(table: HudiTable, options: Mapping | None) -> BloomOptions:
         raise CompactionError(table.path, str(e)) from None
 
 
+def read_before(table: HudiTable, instant: str, what: str, error: type[TableError]):
+    """(schema, read context) a table service rewrites slices with: the table's schema, and snapshot reads
+    bounded by the latest write completed before its instant (Java's maxInstantTime), strict about damage."""
+    bound = max((i.requested_time for i in table.timeline.completed_commits() if i.requested_time < instant),
+                default=None)
+    if bound is None:
+        raise error(table.path, f"{what} {instant} has no completed write before it")
+    schema = current_schema(table.properties, table.timeline)
+    if schema is None:
+        raise error(table.path, "the table has no schema to write base files with")
+    return schema, table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
+
+
 def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
@@ -359,15 +375,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
         _remove_partial_files(table, plan)  # a previous run was killed: start over
     else:
         tw.inflight(COMPACTION, instant)
-    # Java's maxInstantTime: the latest completed write before the compaction instant
-    bound = max((i.requested_time for i in table.timeline.completed_commits() if i.requested_time < instant),
-                default=None)
-    if bound is None:
-        raise CompactionError(table.path, f"compaction {instant} has no completed write before it")
-    schema = current_schema(table.properties, table.timeline)
-    if schema is None:
-        raise CompactionError(table.path, "the table has no schema to write base files with")
-    ctx = table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
+    schema, ctx = read_before(table, instant, "compaction", CompactionError)
     stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
     by_partition: dict[str, list] = {}
     for s in stats:
@@ -387,18 +395,25 @@ def compact_all(path, options: Mapping | None = None) -> list[WriteResult]:
     plan), then schedule a new one and run it: every compaction completed, in order (empty: nothing to
     compact). A pending compaction a live process is running (fresh heartbeat) is left to it."""
     _bloom_options(HudiTable(path), options)  # refused before a plan is written or run
+    return run_pending_then_new(path, sorted(pending_compactions(path)), run_compaction, schedule_compaction,
+                                options)
+
+
+def run_pending_then_new(path, pending: list[str], run, schedule, options: Mapping | None) -> list[WriteResult]:
+    """Run each pending instant of a table service that no live process runs (fresh heartbeat), oldest first,
+    then schedule a new one and run it; the runs completed, in order."""
     config = concurrency_config(options)
     done = []
-    for instant in sorted(pending_compactions(path)):
+    for instant in pending:
         if not is_expired(as_path(path), instant, config):
             continue
         try:
-            done.append(run_compaction(path, instant, options))
+            done.append(run(path, instant, options))
         except ConcurrentWriterError:  # another process took it between the check and the lock
             continue
-    instant = schedule_compaction(path, options)
+    instant = schedule(path, options)
     if instant is not None:
-        done.append(run_compaction(path, instant, options))
+        done.append(run(path, instant, options))
     return done
 
 

@@ -49,7 +49,7 @@ from ..timeline.timeline import (
     COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
     TimelineError,
 )
-from ..timeline.pending import incomplete_commits
+from ..timeline.pending import incomplete_commits, is_pending_clustering
 from ..timeline.writer import TimelineWriteError, TimelineWriter
 from ..errors import ConcurrentWriterError, RollbackError
 
@@ -161,11 +161,14 @@ def _read_plan(path: Path) -> dict:
 
 
 def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: dict, rb_instant: str,
-            started: float) -> Instant:
+            started: float, keep_requested: bool = False) -> Instant:
     tw.inflight(ROLLBACK, rb_instant)
     result = _execute(table_path, props, plan, rb_instant)
     target = plan["instantToRollback"]
-    tw.remove_pending(target["action"], target["commitTime"])
+    if keep_requested:  # a table service's plan stays, to be run again (only its inflight goes)
+        (tw.folder / tw._pending_names(target["action"], target["commitTime"])[1]).unlink(missing_ok=True)
+    else:
+        tw.remove_pending(target["action"], target["commitTime"])
     delete_markers(table_path, target["commitTime"])
     delete_work_dir(table_path, target["commitTime"])  # a deferred index's tasks stop waiting
     metadata = {
@@ -178,6 +181,21 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
     }
     done = tw.complete(ROLLBACK, rb_instant, metadata)
     return done
+
+
+def rollback_to_requested(table_path: Path, props: TableProperties, target: Instant,
+                          config: ConcurrencyConfig) -> Instant:
+    """Roll back an inflight table service whose run died (Java's ``rollbackInflightClustering``): its files
+    go, a rollback instant records it, and the instant returns to requested, its plan kept to run again.
+    The caller holds the table lock and has checked that no live process runs it."""
+    tw = TimelineWriter(table_path, props)
+    rb_instant, beat = reserve_instant(table_path, tw, config)
+    try:
+        plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+        tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
+        return _finish(table_path, props, tw, plan, rb_instant, time.time(), keep_requested=True)
+    finally:
+        beat.stop()
 
 
 def undo_instant_files(table_path: Path, props: TableProperties, target: Instant, rb_instant: str) -> dict:
@@ -249,8 +267,11 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
             if not plan.get("instantToRollback"):
                 tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                 continue
+            target = timeline.instant(plan["instantToRollback"]["commitTime"])
+            # a clustering's rollback returns it to requested (rollback_to_requested): its plan stays
+            keep = target is not None and is_pending_clustering(timeline, target)
             try:
-                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time()))
+                done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time(), keep_requested=keep))
             except TimelineWriteError:
                 # without a lock: its own process completed it since we looked (and dropped its heartbeat)
                 if Timeline(table_path, props).is_pending(inst.requested_time):

@@ -132,6 +132,15 @@ def avro_container(schema: Mapping, record: Mapping) -> bytes:
     return buf.getvalue()
 
 
+def first_avro_record(data: bytes, error: type[Exception], where, what: str) -> dict | None:
+    """The first record of an Avro container (None when it holds none); ``error(where, ...)`` when the bytes
+    do not decode."""
+    try:
+        return next(iter(fastavro.reader(io.BytesIO(data))), None)
+    except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt file
+        raise error(where, f"corrupt {what}: {e}") from e
+
+
 def commit_metadata_json(metadata: Mapping) -> bytes:
     """Layout 1 commit metadata: pretty JSON in Jackson's style."""
     return json.dumps(metadata, indent=2, separators=(",", " : "), ensure_ascii=False).encode("utf-8")

@@ -78,7 +78,7 @@ from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..errors import InstantLostError, RollbackError, WriteConflictError, WriteError
+from ..errors import ClusteringUpdateError, InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
 from ..services.archive import ArchiveConfig, archive
@@ -86,6 +86,7 @@ from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
 )
 from ..timeline.commit_metadata import WriteResult, write_stats
+from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
 from ..view.base_file import bloom_options
@@ -97,7 +98,7 @@ from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .keygen_config import key_generator, stored_record_keys
-from .task import to_table, write_batches
+from .task import refuse_clustered_updates, to_table, write_batches
 
 
 def _records_per_file(props: TableProperties, timeline: Timeline, options: Mapping) -> int:
@@ -198,6 +199,11 @@ class WriteTransaction:
                 if g.partition in by_partition and g.file_id not in written:
                     replaced.setdefault(g.partition, []).append(g.file_id)
             metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
+            try:  # an overwrite does not replace file groups a pending clustering is rewriting
+                refuse_clustered_updates(ctx, [f for fids in replaced.values() for f in fids])
+            except ClusteringUpdateError:
+                self.abort()
+                raise
         table_path = as_path(ctx.table_path)
         with TableLock(table_path, self.config):
             timeline = self._check_still_mine(props)
@@ -382,7 +388,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
             thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
                                       name=f"hudi_log index {instant}", daemon=True)
         ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
-                           _records_per_file(props, timeline, opts), keygen)
+                           _records_per_file(props, timeline, opts), keygen,
+                           {fid: (part, c) for (part, fid), c in file_groups_in_pending_clustering(timeline).items()})
     except BaseException:
         try:
             rollback(table_path, instant, config=config, force=True)

@@ -45,6 +45,8 @@ class WriteContext:
     file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
     records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE
     key_generator: KeyGenerator | None = None  # resolved once by the driver (begin_write)
+    # file id -> (partition, instant) of the pending clustering that took it: updates there are refused
+    clustering: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def properties(self) -> TableProperties:

@@ -26,6 +26,7 @@ from ...format.log_file_name import make_write_token
 from ...log.append_handle import AppendHandle, avro_to_arrow_schema
 from ...log.storage import BackgroundSyncs
 from .. import markers
+from ..errors import ClusteringUpdateError
 from ..read.scanner import EVENT_TIME, ordering_ge
 from ..services.rollback import table_storage
 from ..timeline.commit_metadata import empty_write_stat
@@ -250,6 +251,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
                         avro_to_arrow_schema(ctx.schema))
     # route: existing file group (updates / deletes) or new (inserts)
     updates, inserts = _route_rows(ctx, keys, parts, flagged)
+    refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
@@ -270,6 +272,19 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     if hashes is not None and repeats(hashes):
         hashes = np.unique(hashes)  # the pairs that survived the precombine
     return TaskWrite(stats, hashes)
+
+
+def refuse_clustered_updates(ctx: WriteContext, updated_file_ids) -> None:
+    """Java's default ``SparkRejectUpdateStrategy``: no update or delete goes into a file group under pending
+    clustering (the clustering would replace the group without it); the write fails before it writes."""
+    hit = sorted(f for f in updated_file_ids if f in ctx.clustering)
+    if hit:
+        instants = sorted({ctx.clustering[f][1] for f in hit})
+        groups = ", ".join(f"{ctx.clustering[f][0]}/{f}" if ctx.clustering[f][0] else f for f in hit[:5])
+        raise ClusteringUpdateError(ctx.table_path, f"write {ctx.instant} updates file group(s) {groups}"
+                                    f"{f' and {len(hit) - 5} more' if len(hit) > 5 else ''} under pending "
+                                    f"clustering {', '.join(instants)} (Hudi: not allowed to update a file group "
+                                    "under clustering); run the clustering (hudi-log cluster) and write again")
 
 
 def _stat(ctx, partition: str, fid: str, path: str, prev: str, **counts) -> dict:
