@@ -194,3 +194,26 @@ def test_a_killed_archival_is_finished_and_leftovers_ignored(tmp_path, monkeypat
     assert {a.commit_time for a in done} == set(instants[:3]) and latest_version(folder) == version
     assert [a.commit_time for a in read_archive(base)] == instants[:3]
     assert snapshot(base) == {"k1": "v4"}
+
+
+def test_corpus_history_layout_and_v9_refusal(corpus_tables, tmp_path):
+    """Java's v8/v9 tables keep an empty ``timeline/history`` folder (nothing archived yet), where hudi-log's
+    new tables keep theirs too; hudi-log reads it as an empty history. Version 9 is never archived here."""
+    import shutil
+    from hudi_log.table.properties import UnwritableTableVersionError
+    v8 = [k for k in corpus_tables if "_v8_" in k or "_v9_" in k]
+    assert v8
+    for name in v8:
+        props = HudiTable(corpus_tables[name]).properties
+        folder = history_folder(corpus_tables[name], props)
+        assert folder.is_dir() and not any(folder.iterdir()), name
+        assert folder.relative_to(corpus_tables[name]).as_posix() == ".hoodie/timeline/history"
+        assert latest_version(folder) == -1 and read_history(corpus_tables[name], props) == []
+        assert read_archive(corpus_tables[name]) == []
+    write_table(tmp_path / "ours", batch([("k1", "a")], 1), "insert", opts(8, "COPY_ON_WRITE"))
+    assert history_folder(tmp_path / "ours", HudiTable(tmp_path / "ours").properties).is_dir()
+    v9 = next(k for k in corpus_tables if "_v9_" in k and "meta" not in k.split("_v9_")[1].replace("nometa", ""))
+    copy = tmp_path / "v9"
+    shutil.copytree(corpus_tables[v9], copy)
+    with pytest.raises(UnwritableTableVersionError):
+        archive(copy, {"hoodie.keep.min.commits": "1", "hoodie.keep.max.commits": "2"})

@@ -53,7 +53,7 @@ from ...log.writer import LogWriter
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
 from ..metadata_table import has_metadata_table
-from ..properties import TableError, TableProperties, read_properties
+from ..properties import TableError, TableProperties, check_writable, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.timeline import (
     CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, SAVEPOINT, WRITE_ACTIONS,
@@ -313,6 +313,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     config = ArchiveConfig.of(options, table_path)
     if automatic and not config.automatic:
         return []
+    check_writable(props, "archival")  # version 9 (Hudi 1.1) is read, never changed
     refusal = None
     if has_metadata_table(table_path, props):
         refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \
