@@ -217,3 +217,13 @@ def test_corpus_history_layout_and_v9_refusal(corpus_tables, tmp_path):
     shutil.copytree(corpus_tables[v9], copy)
     with pytest.raises(UnwritableTableVersionError):
         archive(copy, {"hoodie.keep.min.commits": "1", "hoodie.keep.max.commits": "2"})
+
+
+def test_bad_lsm_options_are_refused_before_the_write(tmp_path):
+    from hudi_log.table.services.archive import ArchiveError
+    base = tmp_path / "t"
+    for bad in ({"hoodie.timeline.compaction.batch.size": "1"}, {"hoodie.cleaner.commits.retained": "x"},
+                {"hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS"}):
+        with pytest.raises(ArchiveError):
+            write_table(base, batch([("k1", "a")], 1), "insert", {**opts(8, "COPY_ON_WRITE"), **bad})
+        assert not (base / ".hoodie").exists()

@@ -60,7 +60,7 @@ from ..timeline.timeline import (
     Instant, Timeline, comparable_action,
 )
 from .clean import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
-from .archive_lsm import archive_lsm, files_of, read_lsm_archive
+from .archive_lsm import LsmConfig, archive_lsm, files_of, read_lsm_archive
 from .compaction import COMPACTION_PLAN_SCHEMA
 from .rollback import table_storage
 from .savepoint import SAVEPOINT_METADATA_SCHEMA
@@ -154,6 +154,7 @@ class ArchiveConfig:
         if c.min_commits < 1 or c.batch < 1 or c.max_commits <= c.min_commits:
             raise ArchiveError(where, f"hoodie.keep.max.commits={c.max_commits} must be greater than "
                                f"hoodie.keep.min.commits={c.min_commits} (both positive)")
+        LsmConfig.of(options, where)  # the version-8 options too
         return c
 
 

@@ -79,11 +79,26 @@ class LsmConfig:
     cleaner_policy: str = "KEEP_LATEST_COMMITS"
 
     @classmethod
-    def of(cls, options: Mapping | None) -> "LsmConfig":
+    def of(cls, options: Mapping | None, where) -> "LsmConfig":
+        """The options, checked (:class:`~.archive.ArchiveError` naming the bad one); writes check them
+        before they start, since the auto-archive runs after the commit."""
+        from .archive import ArchiveError
         o = {str(k): str(v) for k, v in (options or {}).items()}
-        return cls(int(o.get("hoodie.timeline.compaction.batch.size", DEFAULT_COMPACTION_BATCH)),
-                   int(o.get("hoodie.cleaner.commits.retained", DEFAULT_CLEANER_RETAINED)),
-                   o.get("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS").upper())
+        try:
+            c = cls(int(o.get("hoodie.timeline.compaction.batch.size", DEFAULT_COMPACTION_BATCH)),
+                    int(o.get("hoodie.cleaner.commits.retained", DEFAULT_CLEANER_RETAINED)),
+                    o.get("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS").upper())
+        except ValueError as e:
+            raise ArchiveError(where, f"hoodie.timeline.compaction.batch.size and hoodie.cleaner.commits.retained "
+                               f"must be integers: {e}") from e
+        if c.compaction_batch < 2 or c.cleaner_retained < 1:
+            raise ArchiveError(where, "hoodie.timeline.compaction.batch.size must be at least 2 and "
+                               "hoodie.cleaner.commits.retained at least 1")
+        if c.cleaner_policy not in ("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS"):
+            # Java raises the kept counts by the hours policy's retained commits; hudi-log does not compute it
+            raise ArchiveError(where, f"hoodie.cleaner.policy={c.cleaner_policy} is not supported by archival "
+                               "(KEEP_LATEST_COMMITS or KEEP_LATEST_FILE_VERSIONS)")
+        return c
 
 
 # ---- which instants ------------------------------------------------------------------------------
@@ -91,7 +106,7 @@ def keep_bounds(timeline: Timeline, min_commits: int, max_commits: int, lsm: Lsm
     """(min, max) to keep after ``ArchivalUtils.getMinAndMaxInstantsToKeep``'s cleaner-based raise."""
     from .clean import earliest_commit_to_retain
     if lsm.cleaner_policy != "KEEP_LATEST_COMMITS":
-        return min_commits, max_commits  # KEEP_LATEST_FILE_VERSIONS retains no commit; hours: not supported
+        return min_commits, max_commits  # KEEP_LATEST_FILE_VERSIONS retains no commit
     ectr = earliest_commit_to_retain(timeline, lsm.cleaner_retained)
     if ectr is None:
         return min_commits, max_commits
@@ -245,10 +260,8 @@ def compact_and_clean(folder: Path, batch: int) -> None:
 def archive_lsm(table_path: Path, props: TableProperties, timeline: Timeline, config, options) -> list:
     """Archive a version-8+ table's timeline into the LSM history (caller holds the table lock); the
     instant files archived, as :class:`~.archive.ArchivedInstant` records."""
-    from .archive import ArchiveError, ArchivedInstant
-    lsm = LsmConfig.of(options)
-    if lsm.compaction_batch < 2:
-        raise ArchiveError(table_path, "hoodie.timeline.compaction.batch.size must be at least 2")
+    from .archive import ArchivedInstant
+    lsm = LsmConfig.of(options, table_path)
     chosen = lsm_instants_to_archive(timeline, props, config, lsm)
     if not chosen:
         return []

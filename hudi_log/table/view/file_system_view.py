@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..properties import TableProperties
 from ..timeline.lsm_history import archived_completion_times
-from ..timeline.timeline import Timeline
+from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 BASE_FILE_RE = re.compile(r"^([^.][^_]*)_(\d+-\d+-\d+)_(\d+)\.(parquet|orc|hfile)$")
 LOG_FILE_RE = re.compile(r"^\.([^._]+)_([^.]*)\.(log)\.(\d+)(_((\d+)-(\d+)-(\d+))(\.cdc)?)?$")
@@ -155,6 +155,7 @@ class FileSystemView:
         self.timeline_start = timeline.timeline_start()
         self.completion = {i.requested_time: (i.completion_time or i.requested_time) for i in completed}
         self._archived: dict[str, str] | None = None  # archived instant → completion time, on demand (v8+)
+        self._first_write: str | None = None
         self.replaced = timeline.replaced_file_ids(as_of)
         # pending compaction instant → {partition: file ids} of its plan (None: plan unreadable)
         self.pending_compactions = {i.requested_time: timeline.compaction_plan_file_ids(i)
@@ -192,6 +193,15 @@ class FileSystemView:
         return self.timeline_start is not None and instant < self.timeline_start and \
             (self.as_of is None or instant <= self.as_of)
 
+    def _archived_log(self, instant: str) -> bool:
+        """A log file's instant was archived: older than every write instant on the active timeline, pending
+        ones included (Java's ``isArchived``: before the write timeline's first non-savepoint instant), and
+        within the bound."""
+        if self._first_write is None:
+            writes = [i.requested_time for i in self.timeline.instants if i.action in WRITE_ACTIONS]
+            self._first_write = min(writes) if writes else ""
+        return instant < self._first_write and (self.as_of is None or instant <= self.as_of)
+
     def _archived_completion(self, instant: str) -> str | None:
         """Completion time of an archived instant, loaded once from the LSM history (Java's
         ``CompletionTimeQueryViewV2`` loads archived completion times when a file slice asks)."""
@@ -217,7 +227,7 @@ class FileSystemView:
             for lf in sorted(logs, key=LogFile.sort_key):
                 if lf.instant in self.visible_instants:
                     done = self.completion[lf.instant]
-                elif self._committed(lf.instant):  # archived: its completion time is in the LSM history
+                elif self._archived_log(lf.instant):  # its completion time is in the LSM history
                     done = self._archived_completion(lf.instant)
                 else:
                     continue  # uncommitted (or beyond the bound) log file
