@@ -172,13 +172,13 @@ def test_archival_stops_at_savepoint_and_pending(tmp_path):
     assert not archive(base, SMALL)
 
 
-def test_v8_refuses_archival_and_never_auto_archives(tmp_path):
+def test_v8_auto_archives_into_the_lsm_history(tmp_path):
+    """Version 8 archives under Hudi 1.x's rules (tests/test_archive_lsm.py has the rest)."""
     base = tmp_path / "t"
-    stream(base, 5, 8, "MERGE_ON_READ", SMALL)
-    assert len(HudiTable(base).timeline.completed_commits()) == 5
-    with pytest.raises(ArchiveError, match="LSM timeline"):
-        archive(base, SMALL)
-    assert not any((base / ".hoodie" / "timeline" / "history").glob("*"))
+    stream(base, 5, 8, "MERGE_ON_READ", {**SMALL, "hoodie.cleaner.commits.retained": "1",
+                                        "hoodie.compact.inline.max.delta.commits": "1"})
+    assert len(HudiTable(base).timeline.completed_commits()) <= 3
+    assert (base / ".hoodie" / "timeline" / "history" / "_version_").exists()
     with pytest.raises(ArchiveError, match="greater than"):
         archive(base, {"hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "3"})
 

@@ -324,3 +324,24 @@ def test_clustering_in_the_bucket(s3):
     tl = Timeline(as_path(path), read_properties(path))
     assert any(i.action == "replacecommit" and i.is_completed for i in tl.instants)
     assert not [k for k in keys(s3) if ".tmp" in k]  # no rename: no temporary objects
+
+
+def test_version_8_archival_into_the_lsm_history_in_the_bucket(s3):
+    """Version 8 archives into ``.hoodie/timeline/history`` (Parquet files, manifest, _version_): each a whole
+    object, no temporary objects; reads at every instant unchanged."""
+    from hudi_log.table.services.archive import read_archive
+
+    path = f"{s3.base}/t"
+    o = opts("COPY_ON_WRITE", 8, **{"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+                                    "hoodie.cleaner.commits.retained": "1"})
+    instants, states = [], []
+    for n in range(6):
+        instants.append(write_table(path, batch(range(n % 3, 6), f"v{n}", n + 1), "upsert", o).instant)
+        states.append(state(read_table(path)))
+    archived = {a.commit_time for a in read_archive(path)}
+    assert archived and archived < set(instants)
+    stored = keys(s3, "t/.hoodie/timeline/history")
+    assert any(k.endswith(".parquet") for k in stored) and any(k.endswith("_version_") for k in stored), stored
+    assert not [k for k in keys(s3) if k.endswith(".tmp")]
+    for k, inst in enumerate(instants):
+        assert state(read_table(path, as_of=inst)) == states[k], k

@@ -129,10 +129,12 @@ def archived_group():
 @_PATH
 @_JSON
 def archived_show(path, as_json):
-    """Instants of the v6 archive (.hoodie/archived), with the totals their metadata records."""
+    """Archived instants (v6: .hoodie/archived; v8+: the LSM history .hoodie/timeline/history), with the
+    totals their metadata records."""
     from ..table.services.archive import read_archive
     rows = [{**a.to_dict(), **_write_totals(a.metadata)} for a in _run(read_archive, path)]
-    _show(rows, ("instant", "action", "state", "files", "records", "bytes", "archive_file"), "archived", as_json)
+    _show(rows, ("instant", "action", "state", "completion_time", "files", "records", "bytes", "archive_file"),
+          "archived", as_json)
 
 
 @click.group("savepoint")

@@ -66,6 +66,7 @@ from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
+from ..timeline.lsm_history import read_history
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
@@ -219,10 +220,17 @@ class HudiTable:
         return min(starts) if starts else None
 
     def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
-        """Write instants completed in (begin, end] (completion times), and the last one's requested time."""
-        done = [i for i in self.timeline.completed_commits()
-                if begin < (i.completion_time or i.requested_time) and (end is None or (i.completion_time or i.requested_time) <= end)]
-        return frozenset(i.requested_time for i in done), (done[-1].requested_time if done else None)
+        """Write instants completed in (begin, end] (completion times), and the last one's requested time.
+        When begin is older than every active completion, archived write instants of the LSM history count
+        too, as Java's ``IncrementalQueryAnalyzer`` loads them; their records are read from the latest
+        slices as of the end (what Java returns with the full-table-scan fallback)."""
+        done = [(i.requested_time, i.completion_time or i.requested_time) for i in self.timeline.completed_commits()]
+        if self.properties.timeline_layout_version >= 2 and (not done or begin < min(c for _, c in done)):
+            done += [(r["instantTime"], r.get("completionTime") or r["instantTime"])
+                     for r in read_history(self.path, self.properties, ("instantTime", "completionTime", "action"))
+                     if r.get("action") in WRITE_ACTIONS and r.get("instantTime")]
+        hit = sorted(t for t, c in done if begin < c and (end is None or c <= end))
+        return frozenset(hit), (hit[-1] if hit else None)
 
     def _commit_schema(self, bound: str) -> dict | None:
         """The Avro schema of the latest completed commit ≤ bound that records one."""

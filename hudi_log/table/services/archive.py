@@ -29,9 +29,9 @@ Each record carries ``commitTime``, ``actionType``, ``actionState`` and the meta
 metadata; compaction plan). Our schema leaves out the index fields a table hudi-log writes never holds;
 Java's reader fills them with their defaults.
 
-Table version 8 keeps archived instants in the LSM timeline (``.hoodie/timeline/history``: Parquet files,
-manifests, a version file). hudi-log does not write it: archival refuses there (:class:`ArchiveError`)
-and writes never auto-archive a version-8 table.
+Table version 8+ keeps archived instants in the LSM timeline (``.hoodie/timeline/history``: Parquet files,
+manifests, a version file) under Hudi 1.x's rules: :mod:`.archive_lsm` writes it, and :func:`read_archive`
+reads either.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from ...log.writer import LogWriter
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
 from ..metadata_table import has_metadata_table
-from ..properties import TableError, TableProperties, read_properties
+from ..properties import TableError, TableProperties, check_writable, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
 from ..timeline.timeline import (
@@ -61,6 +61,7 @@ from ..timeline.timeline import (
     Instant, Timeline, comparable_action,
 )
 from .clean import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
+from .archive_lsm import LsmConfig, archive_lsm, files_of, read_lsm_archive
 from .compaction import COMPACTION_PLAN_SCHEMA
 from .rollback import table_storage
 from .savepoint import SAVEPOINT_METADATA_SCHEMA
@@ -150,6 +151,7 @@ class ArchiveConfig:
         if c.min_commits < 1 or c.batch < 1 or c.max_commits <= c.min_commits:
             raise ArchiveError(where, f"hoodie.keep.max.commits={c.max_commits} must be greater than "
                                f"hoodie.keep.min.commits={c.min_commits} (both positive)")
+        LsmConfig.of(options, where)  # the version-8 options too
         return c
 
 
@@ -161,9 +163,11 @@ class ArchivedInstant:
     state: str
     file: str = ""  # the archive file holding it
     metadata: Mapping = field(default_factory=dict, compare=False, repr=False)
+    completion_time: str | None = None  # the LSM history records it (version 8+)
 
     def to_dict(self) -> dict:
-        return {"instant": self.commit_time, "action": self.action, "state": self.state, "archive_file": self.file}
+        return {"instant": self.commit_time, "action": self.action, "state": self.state,
+                "completion_time": self.completion_time, "archive_file": self.file}
 
 
 # ---- which instants ------------------------------------------------------------------------------
@@ -210,7 +214,15 @@ def instants_to_archive(timeline: Timeline, props: TableProperties, config: Arch
     commits = timeline.completed_commits()
     if len(commits) <= config.max_commits:
         return out
-    bounds: list[str] = []
+    bounds = retain_bounds(timeline, props, config, commits)
+    eligible = [c for c in commits if all(c.requested_time < b for b in bounds)]
+    return out + eligible[:len(commits) - config.min_commits]
+
+
+def retain_bounds(timeline: Timeline, props: TableProperties, config: ArchiveConfig, commits: list[Instant]) -> list[str]:
+    """Requested times no archived commit may reach (0.14 and 1.x alike): the last completed commit before
+    the oldest pending write (or that write), the first savepoint, compaction's and clustering's needs."""
+    bounds: list[str | None] = []
     pending = [i for i in timeline.pending() if i.action in WRITE_ACTIONS]
     if pending:
         before = [c for c in commits if c.requested_time < pending[0].requested_time]
@@ -221,9 +233,7 @@ def instants_to_archive(timeline: Timeline, props: TableProperties, config: Arch
     if props.is_mor:
         bounds.append(_oldest_to_retain_for_compaction(timeline, config.max_delta_commits))
     bounds.append(_oldest_to_retain_for_clustering(timeline))
-    bounds = [b for b in bounds if b is not None]
-    eligible = [c for c in commits if all(c.requested_time < b for b in bounds)]
-    return out + eligible[:len(commits) - config.min_commits]
+    return [b for b in bounds if b is not None]
 
 
 # ---- records -------------------------------------------------------------------------------------
@@ -270,12 +280,6 @@ def entry_of(inst: Instant, data: bytes, timeline: Timeline) -> dict:
     return rec
 
 
-def _files_of(timeline: Timeline, inst: Instant) -> list[Instant]:
-    key = comparable_action(inst.action)
-    return sorted((i for i in timeline.all_files if i.requested_time == inst.requested_time
-                   and comparable_action(i.action) == key), key=Instant.sort_key)
-
-
 def _datum(rec: dict) -> bytes:
     buf = io.BytesIO()
     fastavro.schemaless_writer(buf, _PARSED, rec)
@@ -309,11 +313,9 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     config = ArchiveConfig.of(options, table_path)
     if automatic and not config.automatic:
         return []
+    check_writable(props, "archival")  # version 9 (Hudi 1.1) is read, never changed
     refusal = None
-    if props.version >= 8:
-        refusal = (f"table version {props.version} keeps archived instants in the LSM timeline "
-                   "(.hoodie/timeline/history), which hudi-log does not write; archive it with Hudi")
-    elif has_metadata_table(table_path, props):
+    if has_metadata_table(table_path, props):
         refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \
                   "does not run"
     if refusal:
@@ -322,10 +324,12 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
         raise ArchiveError(table_path, refusal)
     with TableLock(table_path, concurrency_config(options)):
         timeline = Timeline(table_path, props)
+        if props.timeline_layout_version >= 2:  # table version 8+: the LSM timeline (Hudi 1.x)
+            return archive_lsm(table_path, props, timeline, config, options)
         chosen = instants_to_archive(timeline, props, config)
         if not chosen:
             return []
-        files = [f for inst in chosen for f in _files_of(timeline, inst)]
+        files = [f for inst in chosen for f in files_of(timeline, inst)]
         records = [entry_of(f, (f.path or timeline.folder / f.file_name).read_bytes(), timeline) for f in files]
         name = _write(archive_folder(table_path, props), records, config.batch)
         for f in [f for f in files if f.state != COMPLETED] + sorted(
@@ -336,9 +340,12 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
 
 # ---- reading -------------------------------------------------------------------------------------
 def read_archive(path, props: TableProperties | None = None) -> list[ArchivedInstant]:
-    """Every record of the v6 archive (``.hoodie/archived/.commits_.archive.*``), oldest instant first."""
+    """Every record of the archive, oldest instant first: the v6 archive (``.hoodie/archived/.commits_.archive.*``,
+    one record per instant file), or on version 8+ the LSM history (one completed record per action)."""
     table_path = as_path(path)
     props = props or read_properties(table_path)
+    if props.timeline_layout_version >= 2:
+        return read_lsm_archive(table_path, props)
     folder = archive_folder(table_path, props)
     files = []
     if folder.is_dir():
@@ -364,4 +371,4 @@ def read_archive(path, props: TableProperties | None = None) -> list[ArchivedIns
 
 
 __all__ = ["ARCHIVED_META_ENTRY_SCHEMA", "ArchiveConfig", "ArchiveError", "ArchivedInstant", "archive",
-           "entry_of", "instants_to_archive", "read_archive"]
+           "entry_of", "instants_to_archive", "read_archive", "retain_bounds"]

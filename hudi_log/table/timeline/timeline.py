@@ -243,6 +243,11 @@ def read_instant_metadata(path: Path) -> dict:
         raw = as_path(path).read_bytes()
     except OSError as e:
         raise TimelineError(path, f"cannot read instant file: {e.strerror or e}") from e
+    return parse_instant_metadata(raw, path)
+
+
+def parse_instant_metadata(raw: bytes, path) -> dict:
+    """An instant file's content (Avro container or JSON) as a dict; ``path`` names it in errors."""
     if not raw.strip():
         return {}
     if raw[:4] == b"Obj\x01":

@@ -13,7 +13,8 @@
     base instant is completed ≤ ``as_of`` (or it is a log-only group) — blocks of uncommitted instants
     are dropped later, block by block, by the scanner;
   * table version ≥ 8: a log file's name carries its own delta-commit instant; the file is listed only
-    if that instant is completed ≤ ``as_of`` (uncommitted log files excluded). It belongs to the slice
+    if that instant is completed ≤ ``as_of`` (uncommitted log files excluded), or archived (older than
+    the first completed one, its completion time read from the LSM history). It belongs to the slice
     with the greatest base instant that precedes the log's completion time (Hudi 1.x
     ``HoodieFileGroup`` with completion times);
   * file groups replaced by completed replacecommits ≤ ``as_of`` (insert_overwrite, clustering) are left out.
@@ -33,7 +34,8 @@ from pathlib import Path
 
 from ...paths import as_path, walk_dirs
 from ..properties import TableProperties
-from ..timeline.timeline import Timeline
+from ..timeline.lsm_history import archived_completion_times
+from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 BASE_FILE_RE = re.compile(r"^([^.][^_]*)_(\d+-\d+-\d+)_(\d+)\.(parquet|orc|hfile)$")
 LOG_FILE_RE = re.compile(r"^\.([^._]+)_([^.]*)\.(log)\.(\d+)(_((\d+)-(\d+)-(\d+))(\.cdc)?)?$")
@@ -150,6 +152,8 @@ class FileSystemView:
         # Java's containsOrBeforeTimelineStarts: an instant older than the first completed write was archived
         self.timeline_start = timeline.timeline_start()
         self.completion = {i.requested_time: (i.completion_time or i.requested_time) for i in completed}
+        self._archived: dict[str, str] | None = None  # archived instant → completion time, on demand (v8+)
+        self._first_write: str | None = None
         self.replaced = timeline.replaced_file_ids(as_of)
         # pending compaction instant → {partition: file ids} of its plan (None: plan unreadable)
         self.pending_compactions = {i.requested_time: timeline.compaction_plan_file_ids(i)
@@ -187,6 +191,22 @@ class FileSystemView:
         return self.timeline_start is not None and instant < self.timeline_start and \
             (self.as_of is None or instant <= self.as_of)
 
+    def _archived_log(self, instant: str) -> bool:
+        """A log file's instant was archived: older than every write instant on the active timeline, pending
+        ones included (Java's ``isArchived``: before the write timeline's first non-savepoint instant), and
+        within the bound."""
+        if self._first_write is None:
+            writes = [i.requested_time for i in self.timeline.instants if i.action in WRITE_ACTIONS]
+            self._first_write = min(writes) if writes else ""
+        return instant < self._first_write and (self.as_of is None or instant <= self.as_of)
+
+    def _archived_completion(self, instant: str) -> str | None:
+        """Completion time of an archived instant, loaded once from the LSM history (Java's
+        ``CompletionTimeQueryViewV2`` loads archived completion times when a file slice asks)."""
+        if self._archived is None:
+            self._archived = archived_completion_times(self.table_path, self.props)
+        return self._archived.get(instant)
+
     def _in_compaction_plan(self, instant: str, partition: str, fid: str) -> bool:
         plan = self.pending_compactions.get(instant)
         return plan is not None and fid in plan.get(partition, ())
@@ -203,11 +223,15 @@ class FileSystemView:
             base_instants = sorted(slices)
             log_only: FileSlice | None = None
             for lf in sorted(logs, key=LogFile.sort_key):
-                if lf.instant not in self.visible_instants:
+                if lf.instant in self.visible_instants:
+                    done = self.completion[lf.instant]
+                elif self._archived_log(lf.instant):  # its completion time is in the LSM history
+                    done = self._archived_completion(lf.instant)
+                else:
                     continue  # uncommitted (or beyond the bound) log file
-                done = self.completion[lf.instant]
-                # the slice whose base instant precedes the log file's completion time
-                cands = [b for b in base_instants if b < done]
+                # the slice whose base instant precedes the log file's completion time; an archived
+                # instant the history does not hold goes to the newest slice (Java's isSlicedAfterOrOn)
+                cands = [b for b in base_instants if done is None or b < done]
                 if cands:
                     slices[cands[-1]].log_files.append(lf)
                 else:

@@ -224,7 +224,7 @@ class WriteTransaction:
             raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was completed, but rollback "
                                    f"{late[0].requested_time} undoes it: its data may be gone; write it again")
         markers.delete_markers(ctx.table_path, ctx.instant)
-        # Java's auto-archive (hoodie.archive.automatic) after the commit; version 8 is skipped (see archive.py)
+        # Java's auto-archive (hoodie.archive.automatic) after the commit: v6 archive log or v8 LSM history
         archive(ctx.table_path, ctx.options, automatic=True)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
