@@ -5,11 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[test,spark]'
+# a machine whose pip config names local package folders that lack a package warns once per package and
+# folder ("Location 'file://...' is ignored"): noise about the machine, not about this set-up
+pip_install() { .venv/bin/python -m pip install --quiet "$@" 2> >(grep -v "^WARNING: Location 'file://.*' is ignored" >&2); }
+pip_install --upgrade pip
+pip_install -e '.[test,spark]'
 # Spark (the demo, the pipeline, the Spark tests) runs on a JVM: Java 17 or newer must be on PATH
 java -version >/dev/null 2>&1 || echo "setup.sh: warning: no java on PATH; Spark needs Java 17+ (e.g. apt-get install openjdk-17-jre-headless)" >&2
-npm ci --no-audit --no-fund --loglevel=error
+npm ci --no-audit --no-fund --loglevel=error >/dev/null  # its summary line on stdout; errors still reach stderr
 # `hudi-log view`'s browser tests and `hudi-log map -o x.png` run Debian's chromium: installed here when we
 # run as root with apt (CI does), skipped when present; otherwise those tests skip and say why
 if ! command -v chromium >/dev/null 2>&1; then
