@@ -95,6 +95,7 @@ from .context import (
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, option
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .key_lookup import index_type, plan_index
 from .task import to_table, write_batches
 
 
@@ -276,7 +277,8 @@ def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
 
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
-                schema: pa.Schema | Mapping | None = None, defer_index: bool = False) -> WriteTransaction:
+                schema: pa.Schema | Mapping | None = None, defer_index: bool = False,
+                distributed_index: bool = False) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
     (or an Avro record schema); required for a new table, else the table's schema is used.
 
@@ -285,9 +287,13 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     working folder (``.hoodie/.aux/.hudi_log/{instant}``, not Java's marker folder), and ``ctx.index`` is a
     :class:`~hudi_log.table.write.index.DeferredIndex` that waits for it on first use. The build reads the
     file slices the write saw when it began, so files the tasks write meanwhile do not change it. Call
-    ``tx.finish_index()`` when the write is over."""
+    ``tx.finish_index()`` when the write is over.
+
+    ``distributed_index`` (a writer that looks keys up in its executors, :mod:`.key_lookup`): ``ctx.index``
+    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read."""
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
+    kind = index_type(path, opts)  # refused by name before anything is written
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
     _check_bloom(table_path, {}, opts)
@@ -339,8 +345,11 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
-        defer = defer_index and looks_up and props.is_mor
-        index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
+        defer = defer_index and looks_up and props.is_mor and not distributed_index
+        if distributed_index:
+            index = plan_index(table_path, props, timeline, groups if looks_up else {}, kind)
+        else:
+            index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
         if defer:
             folder = markers.work_dir(table_path, instant)
