@@ -82,6 +82,10 @@ def tag(df, ctx):
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
     keyed = df.mapInArrow(add_keys, schema)
+    if ctx.operation in ("upsert", "delete") and len(index):  # read by the pruning, the lookup and the join
+        from pyspark import StorageLevel
+
+        keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
     if ctx.operation not in ("upsert", "delete") or not len(index):
         return keyed.withColumn(TAG_FILE_ID, F.lit(None).cast("string"))
     if not keys_only:  # partition pruning: one row per partition the records go to
