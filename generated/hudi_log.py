@@ -150,7 +150,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                     finally:
                         _ = _t_array_blocks
                         self.array_blocks.append(_)
-                    if _.count.value == 0:
+                    if _.num_items.value == 0:
                         break
                     i += 1
 
@@ -200,8 +200,8 @@ class HudiLog(ReadWriteKaitaiStruct):
                     if self.array_blocks[i]._parent != self:
                         raise kaitaistruct.ConsistencyError(u"array_blocks", self, self.array_blocks[i]._parent)
                     _ = self.array_blocks[i]
-                    if (_.count.value == 0) != (i == len(self.array_blocks) - 1):
-                        raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.count.value == 0)
+                    if (_.num_items.value == 0) != (i == len(self.array_blocks) - 1):
+                        raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.num_items.value == 0)
 
 
             self._dirty = False
@@ -218,7 +218,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.len_data = HudiLog.AvroLong(self._io, self, self._root)
             self.len_data._read()
             _ = self.len_data
-            if not _.value >= 0:
+            if not  ((_.value >= 0) and (_.value <= 2147483647)) :
                 raise kaitaistruct.ValidationExprError(self.len_data, self._io, u"/types/avro_bytes/seq/0")
             self.data = self._io.read_bytes(self.len_data.value)
             self._dirty = False
@@ -241,7 +241,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             if self.len_data._parent != self:
                 raise kaitaistruct.ConsistencyError(u"len_data", self, self.len_data._parent)
             _ = self.len_data
-            if not _.value >= 0:
+            if not  ((_.value >= 0) and (_.value <= 2147483647)) :
                 raise kaitaistruct.ValidationExprError(self.len_data, None, u"/types/avro_bytes/seq/0")
             if len(self.data) != self.len_data.value:
                 raise kaitaistruct.ConsistencyError(u"data", self.len_data.value, len(self.data))
@@ -265,11 +265,11 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.content_version = self._io.read_s4be()
             if not  ((self.content_version == 1) or (self.content_version == 2) or (self.content_version == 3)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.content_version, self._io, u"/types/avro_data_content/seq/0")
-            self.record_count = self._io.read_s4be()
-            if not self.record_count >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.record_count, self._io, u"/types/avro_data_content/seq/1")
+            self.num_records = self._io.read_s4be()
+            if not self.num_records >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_records, self._io, u"/types/avro_data_content/seq/1")
             self.records = []
-            for i in range(self.record_count):
+            for i in range(self.num_records):
                 _t_records = HudiLog.AvroRecord(self._io, self, self._root)
                 try:
                     _t_records._read()
@@ -290,7 +290,7 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _write__seq(self, io=None):
             super(HudiLog.AvroDataContent, self)._write__seq(io)
             self._io.write_s4be(self.content_version)
-            self._io.write_s4be(self.record_count)
+            self._io.write_s4be(self.num_records)
             for i in range(len(self.records)):
                 pass
                 self.records[i]._write__seq(self._io)
@@ -300,10 +300,10 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _check(self):
             if not  ((self.content_version == 1) or (self.content_version == 2) or (self.content_version == 3)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.content_version, None, u"/types/avro_data_content/seq/0")
-            if not self.record_count >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.record_count, None, u"/types/avro_data_content/seq/1")
-            if len(self.records) != self.record_count:
-                raise kaitaistruct.ConsistencyError(u"records", self.record_count, len(self.records))
+            if not self.num_records >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.num_records, None, u"/types/avro_data_content/seq/1")
+            if len(self.records) != self.num_records:
+                raise kaitaistruct.ConsistencyError(u"records", self.num_records, len(self.records))
             for i in range(len(self.records)):
                 pass
                 if self.records[i]._root != self._root:
@@ -332,7 +332,10 @@ class HudiLog(ReadWriteKaitaiStruct):
             while True:
                 _ = self._io.read_u1()
                 self.groups.append(_)
-                if  ((_ < 128) or (i == 9)) :
+                _ = self.groups[i]
+                if not len(self.groups) <= 10:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], self._io, u"/types/avro_long/seq/0")
+                if _ < 128:
                     break
                 i += 1
             self._dirty = False
@@ -359,8 +362,11 @@ class HudiLog(ReadWriteKaitaiStruct):
             for i in range(len(self.groups)):
                 pass
                 _ = self.groups[i]
-                if  ((_ < 128) or (i == 9))  != (i == len(self.groups) - 1):
-                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1,  ((_ < 128) or (i == 9)) )
+                if not len(self.groups) <= 10:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], None, u"/types/avro_long/seq/0")
+                _ = self.groups[i]
+                if (_ < 128) != (i == len(self.groups) - 1):
+                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1, _ < 128)
 
             self._dirty = False
 
@@ -377,11 +383,14 @@ class HudiLog(ReadWriteKaitaiStruct):
             del self._m_len_groups
         @property
         def value(self):
-            """The decoded signed value."""
+            """The decoded signed value. The sign is the lowest bit of the first byte, so that it is
+            right in JavaScript too, where a zigzag above 2^53 is a rounded double (the magnitude
+            then is too; `groups` are exact in every engine).
+            """
             if hasattr(self, '_m_value'):
                 return self._m_value
 
-            self._m_value = (self.zigzag // 2 if self.zigzag % 2 == 0 else -((self.zigzag + 1) // 2))
+            self._m_value = (self.zigzag // 2 if self.groups[0] % 2 == 0 else -((self.zigzag + 1) // 2))
             return getattr(self, '_m_value', None)
 
         def _invalidate_value(self):
@@ -522,6 +531,8 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.block_size = self._io.read_s8be()
             if not self.block_size >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.block_size, self._io, u"/types/block/seq/1")
+            if not self.block_size <= 2147483647:
+                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.block_size, self._io, u"/types/block/seq/1")
             self.format_version = self._io.read_s4be()
             if not  ((self.format_version == 0) or (self.format_version == 1)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.format_version, self._io, u"/types/block/seq/2")
@@ -541,41 +552,50 @@ class HudiLog(ReadWriteKaitaiStruct):
                 self.content_length = self._io.read_s8be()
                 if not self.content_length >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.content_length, self._io, u"/types/block/seq/5")
+                if not self.content_length <= 2147483647:
+                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.content_length, self._io, u"/types/block/seq/5")
 
-            _on = (int(self.block_type) if self.format_version != 0 else -1)
-            if _on == int(HudiLog.BlockType.avro_data_block):
+            if self.format_version != 0:
                 pass
-                self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
-                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
-                self.content._read()
-            elif _on == int(HudiLog.BlockType.cdc_data_block):
+                _on = self.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    self._raw_content = self._io.read_bytes(self.content_length)
+                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                    self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
+                    self.content._read()
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    self._raw_content = self._io.read_bytes(self.content_length)
+                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                    self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
+                    self.content._read()
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    self._raw_content = self._io.read_bytes(self.content_length)
+                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                    self.content = HudiLog.DeleteContent(_io__raw_content, self, self._root)
+                    self.content._read()
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    self._raw_content = self._io.read_bytes(self.content_length)
+                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                    self.content = HudiLog.HfileContent(_io__raw_content, self, self._root)
+                    self.content._read()
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    self._raw_content = self._io.read_bytes(self.content_length)
+                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                    self.content = HudiLog.ParquetContent(_io__raw_content, self, self._root)
+                    self.content._read()
+                else:
+                    pass
+                    self.content = self._io.read_bytes(self.content_length)
+
+            if self.format_version == 0:
                 pass
-                self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
-                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
-                self.content._read()
-            elif _on == int(HudiLog.BlockType.delete_block):
-                pass
-                self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
-                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                self.content = HudiLog.DeleteContent(_io__raw_content, self, self._root)
-                self.content._read()
-            elif _on == int(HudiLog.BlockType.hfile_data_block):
-                pass
-                self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
-                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                self.content = HudiLog.HfileContent(_io__raw_content, self, self._root)
-                self.content._read()
-            elif _on == int(HudiLog.BlockType.parquet_data_block):
-                pass
-                self._raw_content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
-                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                self.content = HudiLog.ParquetContent(_io__raw_content, self, self._root)
-                self.content._read()
-            else:
-                pass
-                self.content = self._io.read_bytes((self.content_length if self.format_version != 0 else self.block_size))
+                self.legacy_content = self._io.read_bytes(self.block_size)
+
             if self.format_version != 0:
                 pass
                 self.footer = HudiLog.MetadataMap(self._io, self, self._root)
@@ -586,7 +606,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                 self.reverse_pointer = self._io.read_s8be()
                 _ = self.reverse_pointer
                 if not _ == self.block_size + 6:
-                    raise kaitaistruct.ValidationExprError(self.reverse_pointer, self._io, u"/types/block/seq/8")
+                    raise kaitaistruct.ValidationExprError(self.reverse_pointer, self._io, u"/types/block/seq/9")
 
             self._dirty = False
 
@@ -603,24 +623,30 @@ class HudiLog(ReadWriteKaitaiStruct):
             if self.format_version != 0:
                 pass
 
-            _on = (int(self.block_type) if self.format_version != 0 else -1)
-            if _on == int(HudiLog.BlockType.avro_data_block):
+            if self.format_version != 0:
                 pass
-                self.content._fetch_instances()
-            elif _on == int(HudiLog.BlockType.cdc_data_block):
+                _on = self.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    self.content._fetch_instances()
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    self.content._fetch_instances()
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    self.content._fetch_instances()
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    self.content._fetch_instances()
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    self.content._fetch_instances()
+                else:
+                    pass
+
+            if self.format_version == 0:
                 pass
-                self.content._fetch_instances()
-            elif _on == int(HudiLog.BlockType.delete_block):
-                pass
-                self.content._fetch_instances()
-            elif _on == int(HudiLog.BlockType.hfile_data_block):
-                pass
-                self.content._fetch_instances()
-            elif _on == int(HudiLog.BlockType.parquet_data_block):
-                pass
-                self.content._fetch_instances()
-            else:
-                pass
+
             if self.format_version != 0:
                 pass
                 self.footer._fetch_instances()
@@ -647,75 +673,82 @@ class HudiLog(ReadWriteKaitaiStruct):
                 pass
                 self._io.write_s8be(self.content_length)
 
-            _on = (int(self.block_type) if self.format_version != 0 else -1)
-            if _on == int(HudiLog.BlockType.avro_data_block):
+            if self.format_version != 0:
                 pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray((self.content_length if self.format_version != 0 else self.block_size))))
-                self._io.add_child_stream(_io__raw_content)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + ((self.content_length if self.format_version != 0 else self.block_size)))
-                def handler(parent, _io__raw_content=_io__raw_content):
-                    self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != (self.content_length if self.format_version != 0 else self.block_size):
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", (self.content_length if self.format_version != 0 else self.block_size), len(self._raw_content))
-                    parent.write_bytes(self._raw_content)
-                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.content._write__seq(_io__raw_content)
-            elif _on == int(HudiLog.BlockType.cdc_data_block):
+                _on = self.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                    self._io.add_child_stream(_io__raw_content)
+                    _pos2 = self._io.pos()
+                    self._io.seek(self._io.pos() + (self.content_length))
+                    def handler(parent, _io__raw_content=_io__raw_content):
+                        self._raw_content = _io__raw_content.to_byte_array()
+                        if len(self._raw_content) != self.content_length:
+                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                        parent.write_bytes(self._raw_content)
+                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                    self.content._write__seq(_io__raw_content)
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                    self._io.add_child_stream(_io__raw_content)
+                    _pos2 = self._io.pos()
+                    self._io.seek(self._io.pos() + (self.content_length))
+                    def handler(parent, _io__raw_content=_io__raw_content):
+                        self._raw_content = _io__raw_content.to_byte_array()
+                        if len(self._raw_content) != self.content_length:
+                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                        parent.write_bytes(self._raw_content)
+                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                    self.content._write__seq(_io__raw_content)
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                    self._io.add_child_stream(_io__raw_content)
+                    _pos2 = self._io.pos()
+                    self._io.seek(self._io.pos() + (self.content_length))
+                    def handler(parent, _io__raw_content=_io__raw_content):
+                        self._raw_content = _io__raw_content.to_byte_array()
+                        if len(self._raw_content) != self.content_length:
+                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                        parent.write_bytes(self._raw_content)
+                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                    self.content._write__seq(_io__raw_content)
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                    self._io.add_child_stream(_io__raw_content)
+                    _pos2 = self._io.pos()
+                    self._io.seek(self._io.pos() + (self.content_length))
+                    def handler(parent, _io__raw_content=_io__raw_content):
+                        self._raw_content = _io__raw_content.to_byte_array()
+                        if len(self._raw_content) != self.content_length:
+                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                        parent.write_bytes(self._raw_content)
+                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                    self.content._write__seq(_io__raw_content)
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                    self._io.add_child_stream(_io__raw_content)
+                    _pos2 = self._io.pos()
+                    self._io.seek(self._io.pos() + (self.content_length))
+                    def handler(parent, _io__raw_content=_io__raw_content):
+                        self._raw_content = _io__raw_content.to_byte_array()
+                        if len(self._raw_content) != self.content_length:
+                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                        parent.write_bytes(self._raw_content)
+                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                    self.content._write__seq(_io__raw_content)
+                else:
+                    pass
+                    self._io.write_bytes(self.content)
+
+            if self.format_version == 0:
                 pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray((self.content_length if self.format_version != 0 else self.block_size))))
-                self._io.add_child_stream(_io__raw_content)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + ((self.content_length if self.format_version != 0 else self.block_size)))
-                def handler(parent, _io__raw_content=_io__raw_content):
-                    self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != (self.content_length if self.format_version != 0 else self.block_size):
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", (self.content_length if self.format_version != 0 else self.block_size), len(self._raw_content))
-                    parent.write_bytes(self._raw_content)
-                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.content._write__seq(_io__raw_content)
-            elif _on == int(HudiLog.BlockType.delete_block):
-                pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray((self.content_length if self.format_version != 0 else self.block_size))))
-                self._io.add_child_stream(_io__raw_content)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + ((self.content_length if self.format_version != 0 else self.block_size)))
-                def handler(parent, _io__raw_content=_io__raw_content):
-                    self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != (self.content_length if self.format_version != 0 else self.block_size):
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", (self.content_length if self.format_version != 0 else self.block_size), len(self._raw_content))
-                    parent.write_bytes(self._raw_content)
-                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.content._write__seq(_io__raw_content)
-            elif _on == int(HudiLog.BlockType.hfile_data_block):
-                pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray((self.content_length if self.format_version != 0 else self.block_size))))
-                self._io.add_child_stream(_io__raw_content)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + ((self.content_length if self.format_version != 0 else self.block_size)))
-                def handler(parent, _io__raw_content=_io__raw_content):
-                    self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != (self.content_length if self.format_version != 0 else self.block_size):
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", (self.content_length if self.format_version != 0 else self.block_size), len(self._raw_content))
-                    parent.write_bytes(self._raw_content)
-                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.content._write__seq(_io__raw_content)
-            elif _on == int(HudiLog.BlockType.parquet_data_block):
-                pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray((self.content_length if self.format_version != 0 else self.block_size))))
-                self._io.add_child_stream(_io__raw_content)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + ((self.content_length if self.format_version != 0 else self.block_size)))
-                def handler(parent, _io__raw_content=_io__raw_content):
-                    self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != (self.content_length if self.format_version != 0 else self.block_size):
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", (self.content_length if self.format_version != 0 else self.block_size), len(self._raw_content))
-                    parent.write_bytes(self._raw_content)
-                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.content._write__seq(_io__raw_content)
-            else:
-                pass
-                self._io.write_bytes(self.content)
+                self._io.write_bytes(self.legacy_content)
+
             if self.format_version != 0:
                 pass
                 self.footer._write__seq(self._io)
@@ -733,6 +766,8 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ValidationNotEqualError(b"\x23\x48\x55\x44\x49\x23", self.magic, None, u"/types/block/seq/0")
             if not self.block_size >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.block_size, None, u"/types/block/seq/1")
+            if not self.block_size <= 2147483647:
+                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.block_size, None, u"/types/block/seq/1")
             if not  ((self.format_version == 0) or (self.format_version == 1)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.format_version, None, u"/types/block/seq/2")
             if self.format_version != 0:
@@ -751,42 +786,52 @@ class HudiLog(ReadWriteKaitaiStruct):
                 pass
                 if not self.content_length >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.content_length, None, u"/types/block/seq/5")
+                if not self.content_length <= 2147483647:
+                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.content_length, None, u"/types/block/seq/5")
 
-            _on = (int(self.block_type) if self.format_version != 0 else -1)
-            if _on == int(HudiLog.BlockType.avro_data_block):
+            if self.format_version != 0:
                 pass
-                if self.content._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                if self.content._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-            elif _on == int(HudiLog.BlockType.cdc_data_block):
+                _on = self.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    if self.content._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                    if self.content._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    if self.content._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                    if self.content._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    if self.content._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                    if self.content._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    if self.content._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                    if self.content._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    if self.content._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                    if self.content._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
+                else:
+                    pass
+                    if len(self.content) != self.content_length:
+                        raise kaitaistruct.ConsistencyError(u"content", self.content_length, len(self.content))
+
+            if self.format_version == 0:
                 pass
-                if self.content._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                if self.content._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-            elif _on == int(HudiLog.BlockType.delete_block):
-                pass
-                if self.content._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                if self.content._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-            elif _on == int(HudiLog.BlockType.hfile_data_block):
-                pass
-                if self.content._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                if self.content._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-            elif _on == int(HudiLog.BlockType.parquet_data_block):
-                pass
-                if self.content._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                if self.content._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-            else:
-                pass
-                if len(self.content) != (self.content_length if self.format_version != 0 else self.block_size):
-                    raise kaitaistruct.ConsistencyError(u"content", (self.content_length if self.format_version != 0 else self.block_size), len(self.content))
+                if len(self.legacy_content) != self.block_size:
+                    raise kaitaistruct.ConsistencyError(u"legacy_content", self.block_size, len(self.legacy_content))
+
             if self.format_version != 0:
                 pass
                 if self.footer._root != self._root:
@@ -798,7 +843,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                 pass
                 _ = self.reverse_pointer
                 if not _ == self.block_size + 6:
-                    raise kaitaistruct.ValidationExprError(self.reverse_pointer, None, u"/types/block/seq/8")
+                    raise kaitaistruct.ValidationExprError(self.reverse_pointer, None, u"/types/block/seq/9")
 
             self._dirty = False
 
@@ -814,16 +859,16 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _invalidate_instant_time(self):
             del self._m_instant_time
         @property
-        def record_count(self):
+        def num_records(self):
             """Number of records of an Avro data or CDC block; 0 for other blocks."""
-            if hasattr(self, '_m_record_count'):
-                return self._m_record_count
+            if hasattr(self, '_m_num_records'):
+                return self._m_num_records
 
-            self._m_record_count = (self.content.record_count if  ((self.format_version != 0) and ( ((self.block_type == HudiLog.BlockType.avro_data_block) or (self.block_type == HudiLog.BlockType.cdc_data_block)) ))  else 0)
-            return getattr(self, '_m_record_count', None)
+            self._m_num_records = (self.content.num_records if  ((self.format_version != 0) and ( ((self.block_type == HudiLog.BlockType.avro_data_block) or (self.block_type == HudiLog.BlockType.cdc_data_block)) ))  else 0)
+            return getattr(self, '_m_num_records', None)
 
-        def _invalidate_record_count(self):
-            del self._m_record_count
+        def _invalidate_num_records(self):
+            del self._m_num_records
 
     class DeleteContent(ReadWriteKaitaiStruct):
         """Content of DELETE_BLOCK, the keys (and ordering values) of the deleted records.
@@ -844,7 +889,19 @@ class HudiLog(ReadWriteKaitaiStruct):
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, self._io, u"/types/delete_content/seq/1")
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                self._raw_payload = self._io.read_bytes(self.len_payload)
+                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
+                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
+                self.payload._read()
+            elif _on == 2:
+                pass
+                self._raw_payload = self._io.read_bytes(self.len_payload)
+                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
+                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
+                self.payload._read()
+            elif _on == 3:
                 pass
                 self._raw_payload = self._io.read_bytes(self.len_payload)
                 _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
@@ -859,7 +916,13 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _fetch_instances(self):
             pass
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                self.payload._fetch_instances()
+            elif _on == 2:
+                pass
+                self.payload._fetch_instances()
+            elif _on == 3:
                 pass
                 self.payload._fetch_instances()
             else:
@@ -871,7 +934,33 @@ class HudiLog(ReadWriteKaitaiStruct):
             self._io.write_s4be(self.content_version)
             self._io.write_s4be(self.len_payload)
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw_payload)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw_payload=_io__raw_payload):
+                    self._raw_payload = _io__raw_payload.to_byte_array()
+                    if len(self._raw_payload) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
+                    parent.write_bytes(self._raw_payload)
+                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self.payload._write__seq(_io__raw_payload)
+            elif _on == 2:
+                pass
+                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw_payload)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw_payload=_io__raw_payload):
+                    self._raw_payload = _io__raw_payload.to_byte_array()
+                    if len(self._raw_payload) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
+                    parent.write_bytes(self._raw_payload)
+                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self.payload._write__seq(_io__raw_payload)
+            elif _on == 3:
                 pass
                 _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
                 self._io.add_child_stream(_io__raw_payload)
@@ -895,7 +984,19 @@ class HudiLog(ReadWriteKaitaiStruct):
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, None, u"/types/delete_content/seq/1")
             _on = self.content_version
-            if _on == 3:
+            if _on == 1:
+                pass
+                if self.payload._root != self._root:
+                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
+                if self.payload._parent != self:
+                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+            elif _on == 2:
+                pass
+                if self.payload._root != self._root:
+                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
+                if self.payload._parent != self:
+                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+            elif _on == 3:
                 pass
                 if self.payload._root != self._root:
                     raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
@@ -965,15 +1066,18 @@ class HudiLog(ReadWriteKaitaiStruct):
             self._root = _root
 
         def _read(self):
-            self.count = HudiLog.AvroLong(self._io, self, self._root)
-            self.count._read()
-            if self.count.value < 0:
+            self.num_items = HudiLog.AvroLong(self._io, self, self._root)
+            self.num_items._read()
+            _ = self.num_items
+            if not  ((_.value >= -2147483647) and (_.value <= 2147483647)) :
+                raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/delete_record_array_block/seq/0")
+            if self.num_items.value < 0:
                 pass
                 self.len_items = HudiLog.AvroLong(self._io, self, self._root)
                 self.len_items._read()
 
             self.items = []
-            for i in range((-(self.count.value) if self.count.value < 0 else self.count.value)):
+            for i in range((-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value)):
                 _t_items = HudiLog.DeleteRecord(self._io, self, self._root)
                 try:
                     _t_items._read()
@@ -985,8 +1089,8 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.count._fetch_instances()
-            if self.count.value < 0:
+            self.num_items._fetch_instances()
+            if self.num_items.value < 0:
                 pass
                 self.len_items._fetch_instances()
 
@@ -998,8 +1102,8 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _write__seq(self, io=None):
             super(HudiLog.DeleteRecordArrayBlock, self)._write__seq(io)
-            self.count._write__seq(self._io)
-            if self.count.value < 0:
+            self.num_items._write__seq(self._io)
+            if self.num_items.value < 0:
                 pass
                 self.len_items._write__seq(self._io)
 
@@ -1010,19 +1114,22 @@ class HudiLog(ReadWriteKaitaiStruct):
 
 
         def _check(self):
-            if self.count._root != self._root:
-                raise kaitaistruct.ConsistencyError(u"count", self._root, self.count._root)
-            if self.count._parent != self:
-                raise kaitaistruct.ConsistencyError(u"count", self, self.count._parent)
-            if self.count.value < 0:
+            if self.num_items._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"num_items", self._root, self.num_items._root)
+            if self.num_items._parent != self:
+                raise kaitaistruct.ConsistencyError(u"num_items", self, self.num_items._parent)
+            _ = self.num_items
+            if not  ((_.value >= -2147483647) and (_.value <= 2147483647)) :
+                raise kaitaistruct.ValidationExprError(self.num_items, None, u"/types/delete_record_array_block/seq/0")
+            if self.num_items.value < 0:
                 pass
                 if self.len_items._root != self._root:
                     raise kaitaistruct.ConsistencyError(u"len_items", self._root, self.len_items._root)
                 if self.len_items._parent != self:
                     raise kaitaistruct.ConsistencyError(u"len_items", self, self.len_items._parent)
 
-            if len(self.items) != (-(self.count.value) if self.count.value < 0 else self.count.value):
-                raise kaitaistruct.ConsistencyError(u"items", (-(self.count.value) if self.count.value < 0 else self.count.value), len(self.items))
+            if len(self.items) != (-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value):
+                raise kaitaistruct.ConsistencyError(u"items", (-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value), len(self.items))
             for i in range(len(self.items)):
                 pass
                 if self.items[i]._root != self._root:
@@ -1056,7 +1163,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                 finally:
                     _ = _t_array_blocks
                     self.array_blocks.append(_)
-                if _.count.value == 0:
+                if _.num_items.value == 0:
                     break
                 i += 1
             self._dirty = False
@@ -1088,8 +1195,8 @@ class HudiLog(ReadWriteKaitaiStruct):
                 if self.array_blocks[i]._parent != self:
                     raise kaitaistruct.ConsistencyError(u"array_blocks", self, self.array_blocks[i]._parent)
                 _ = self.array_blocks[i]
-                if (_.count.value == 0) != (i == len(self.array_blocks) - 1):
-                    raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.count.value == 0)
+                if (_.num_items.value == 0) != (i == len(self.array_blocks) - 1):
+                    raise kaitaistruct.ConsistencyError(u"array_blocks", i == len(self.array_blocks) - 1, _.num_items.value == 0)
 
             self._dirty = False
 
@@ -1211,8 +1318,205 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _invalidate_minor_version(self):
             del self._m_minor_version
 
+    class KryoObjectArray(ReadWriteKaitaiStruct):
+        """A delete payload of content version 1 or 2: Kryo 4's writeClassAndObject of a Java
+        HoodieKey[] (1) or DeleteRecord[] (2), as Hudi's SerializationUtils wrote it (registration
+        not required, references on). The grammar describes the array's own start; its elements
+        cannot be described here, because Kryo writes a class name only where it first occurs in
+        the stream and refers back to strings and objects already written by their order of
+        appearance. Each element is: class (1 = by name, then the name's id, then the name the first
+        time), a reference marker (1 = new object, 0 = null, n = object n - 2), then the fields in
+        name order (HoodieKey: partitionPath, recordKey as reference marker + Kryo string;
+        DeleteRecord: hoodieKey as class + HoodieKey, orderingVal as class + value). hudi-log's
+        reader (hudi_log/format/content/deletes_kryo.py) decodes them.
+        
+        .. seealso::
+           Source - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieDeleteBlock.java
+        
+        
+        .. seealso::
+           Source - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/util/SerializationUtils.java
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.KryoObjectArray, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+
+        def _read(self):
+            self.class_tag = HudiLog.KryoVarint(self._io, self, self._root)
+            self.class_tag._read()
+            _ = self.class_tag
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.class_tag, self._io, u"/types/kryo_object_array/seq/0")
+            self.class_name_id = HudiLog.KryoVarint(self._io, self, self._root)
+            self.class_name_id._read()
+            _ = self.class_name_id
+            if not _.value == 0:
+                raise kaitaistruct.ValidationExprError(self.class_name_id, self._io, u"/types/kryo_object_array/seq/1")
+            self.class_name = (self._io.read_bytes_term(187, False, True, True)).decode(u"ASCII")
+            _ = self.class_name
+            if not _ == (u"[Lorg.apache.hudi.common.model.HoodieKey" if self._parent.content_version == 1 else u"[Lorg.apache.hudi.common.model.DeleteRecord"):
+                raise kaitaistruct.ValidationExprError(self.class_name, self._io, u"/types/kryo_object_array/seq/2")
+            self.reference = HudiLog.KryoVarint(self._io, self, self._root)
+            self.reference._read()
+            _ = self.reference
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.reference, self._io, u"/types/kryo_object_array/seq/3")
+            self.num_elements_plus_one = HudiLog.KryoVarint(self._io, self, self._root)
+            self.num_elements_plus_one._read()
+            _ = self.num_elements_plus_one
+            if not _.value >= 1:
+                raise kaitaistruct.ValidationExprError(self.num_elements_plus_one, self._io, u"/types/kryo_object_array/seq/4")
+            self.elements = self._io.read_bytes_full()
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            self.class_tag._fetch_instances()
+            self.class_name_id._fetch_instances()
+            self.reference._fetch_instances()
+            self.num_elements_plus_one._fetch_instances()
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.KryoObjectArray, self)._write__seq(io)
+            self.class_tag._write__seq(self._io)
+            self.class_name_id._write__seq(self._io)
+            self._io.write_bytes((self.class_name).encode(u"ASCII"))
+            self._io.write_u1(187)
+            self.reference._write__seq(self._io)
+            self.num_elements_plus_one._write__seq(self._io)
+            self._io.write_bytes(self.elements)
+            if not self._io.is_eof():
+                raise kaitaistruct.ConsistencyError(u"elements", 0, self._io.size() - self._io.pos())
+
+
+        def _check(self):
+            if self.class_tag._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"class_tag", self._root, self.class_tag._root)
+            if self.class_tag._parent != self:
+                raise kaitaistruct.ConsistencyError(u"class_tag", self, self.class_tag._parent)
+            _ = self.class_tag
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.class_tag, None, u"/types/kryo_object_array/seq/0")
+            if self.class_name_id._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"class_name_id", self._root, self.class_name_id._root)
+            if self.class_name_id._parent != self:
+                raise kaitaistruct.ConsistencyError(u"class_name_id", self, self.class_name_id._parent)
+            _ = self.class_name_id
+            if not _.value == 0:
+                raise kaitaistruct.ValidationExprError(self.class_name_id, None, u"/types/kryo_object_array/seq/1")
+            if KaitaiStream.byte_array_index_of((self.class_name).encode(u"ASCII"), 187) != -1:
+                raise kaitaistruct.ConsistencyError(u"class_name", -1, KaitaiStream.byte_array_index_of((self.class_name).encode(u"ASCII"), 187))
+            _ = self.class_name
+            if not _ == (u"[Lorg.apache.hudi.common.model.HoodieKey" if self._parent.content_version == 1 else u"[Lorg.apache.hudi.common.model.DeleteRecord"):
+                raise kaitaistruct.ValidationExprError(self.class_name, None, u"/types/kryo_object_array/seq/2")
+            if self.reference._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"reference", self._root, self.reference._root)
+            if self.reference._parent != self:
+                raise kaitaistruct.ConsistencyError(u"reference", self, self.reference._parent)
+            _ = self.reference
+            if not _.value == 1:
+                raise kaitaistruct.ValidationExprError(self.reference, None, u"/types/kryo_object_array/seq/3")
+            if self.num_elements_plus_one._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"num_elements_plus_one", self._root, self.num_elements_plus_one._root)
+            if self.num_elements_plus_one._parent != self:
+                raise kaitaistruct.ConsistencyError(u"num_elements_plus_one", self, self.num_elements_plus_one._parent)
+            _ = self.num_elements_plus_one
+            if not _.value >= 1:
+                raise kaitaistruct.ValidationExprError(self.num_elements_plus_one, None, u"/types/kryo_object_array/seq/4")
+            self._dirty = False
+
+        @property
+        def num_elements(self):
+            """Number of elements (deleted keys)."""
+            if hasattr(self, '_m_num_elements'):
+                return self._m_num_elements
+
+            self._m_num_elements = self.num_elements_plus_one.value - 1
+            return getattr(self, '_m_num_elements', None)
+
+        def _invalidate_num_elements(self):
+            del self._m_num_elements
+
+    class KryoVarint(ReadWriteKaitaiStruct):
+        """A Kryo positive varint (Output.writeVarInt(value, true)): 7 bits a byte, least significant
+        group first, the high bit set when more bytes follow; at most 5 bytes.
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.KryoVarint, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+
+        def _read(self):
+            self.groups = []
+            i = 0
+            while True:
+                _ = self._io.read_u1()
+                self.groups.append(_)
+                _ = self.groups[i]
+                if not len(self.groups) <= 5:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], self._io, u"/types/kryo_varint/seq/0")
+                if _ < 128:
+                    break
+                i += 1
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.groups)):
+                pass
+
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.KryoVarint, self)._write__seq(io)
+            for i in range(len(self.groups)):
+                pass
+                self._io.write_u1(self.groups[i])
+
+
+
+        def _check(self):
+            if len(self.groups) == 0:
+                raise kaitaistruct.ConsistencyError(u"groups", 0, len(self.groups))
+            for i in range(len(self.groups)):
+                pass
+                _ = self.groups[i]
+                if not len(self.groups) <= 5:
+                    raise kaitaistruct.ValidationExprError(self.groups[i], None, u"/types/kryo_varint/seq/0")
+                _ = self.groups[i]
+                if (_ < 128) != (i == len(self.groups) - 1):
+                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1, _ < 128)
+
+            self._dirty = False
+
+        @property
+        def value(self):
+            """The value."""
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (((self.groups[0] % 128 + ((self.groups[1] % 128) * 128 if len(self.groups) > 1 else 0)) + ((self.groups[2] % 128) * 16384 if len(self.groups) > 2 else 0)) + ((self.groups[3] % 128) * 2097152 if len(self.groups) > 3 else 0)) + ((self.groups[4] % 128) * 268435456 if len(self.groups) > 4 else 0)
+            return getattr(self, '_m_value', None)
+
+        def _invalidate_value(self):
+            del self._m_value
+
     class MetadataEntry(ReadWriteKaitaiStruct):
-        """One metadata entry; the value is always text."""
+        """One metadata entry; the value is text, UTF-8 encoded (Java's String.getBytes on write,
+        `new String(bytes)` on read).
+        
+        The value is kept as bytes: Kaitai's engines decode invalid UTF-8 differently (the Python
+        runtime raises, the JavaScript runtime substitutes U+FFFD as Java does), and bytes are what
+        both read alike. `text` is the decoded view; hudi-log's reader reports a value that is not
+        UTF-8 as a damaged block rather than rewrite it.
+        
+        .. seealso::
+           Source - https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieLogBlock.java
+        """
         def __init__(self, _io=None, _parent=None, _root=None):
             super(HudiLog.MetadataEntry, self).__init__(_io)
             self._parent = _parent
@@ -1222,10 +1526,10 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.key = KaitaiStream.resolve_enum(HudiLog.HeaderKey, self._io.read_s4be())
             if not isinstance(self.key, HudiLog.HeaderKey):
                 raise kaitaistruct.ValidationNotInEnumError(self.key, self._io, u"/types/metadata_entry/seq/0")
-            self.value_length = self._io.read_s4be()
-            if not self.value_length >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.value_length, self._io, u"/types/metadata_entry/seq/1")
-            self.value = (self._io.read_bytes(self.value_length)).decode(u"UTF-8")
+            self.len_value = self._io.read_s4be()
+            if not self.len_value >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_value, self._io, u"/types/metadata_entry/seq/1")
+            self.value = self._io.read_bytes(self.len_value)
             self._dirty = False
 
 
@@ -1236,19 +1540,44 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _write__seq(self, io=None):
             super(HudiLog.MetadataEntry, self)._write__seq(io)
             self._io.write_s4be(int(self.key))
-            self._io.write_s4be(self.value_length)
-            self._io.write_bytes((self.value).encode(u"UTF-8"))
+            self._io.write_s4be(self.len_value)
+            self._io.write_bytes(self.value)
 
 
         def _check(self):
             if not isinstance(self.key, HudiLog.HeaderKey):
                 raise kaitaistruct.ValidationNotInEnumError(self.key, None, u"/types/metadata_entry/seq/0")
-            if not self.value_length >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.value_length, None, u"/types/metadata_entry/seq/1")
-            if len((self.value).encode(u"UTF-8")) != self.value_length:
-                raise kaitaistruct.ConsistencyError(u"value", self.value_length, len((self.value).encode(u"UTF-8")))
+            if not self.len_value >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_value, None, u"/types/metadata_entry/seq/1")
+            if len(self.value) != self.len_value:
+                raise kaitaistruct.ConsistencyError(u"value", self.len_value, len(self.value))
             self._dirty = False
 
+        @property
+        def command_block_type(self):
+            """For the COMMAND_BLOCK_TYPE entry, its decimal value as the command it names."""
+            if hasattr(self, '_m_command_block_type'):
+                return self._m_command_block_type
+
+            if self.key == HudiLog.HeaderKey.command_block_type:
+                pass
+                self._m_command_block_type = KaitaiStream.resolve_enum(HudiLog.CommandBlockType, int(self.text))
+
+            return getattr(self, '_m_command_block_type', None)
+
+        def _invalidate_command_block_type(self):
+            del self._m_command_block_type
+        @property
+        def text(self):
+            """The value as text (valid UTF-8 only; see the type's doc)."""
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            self._m_text = (self.value).decode(u"UTF-8")
+            return getattr(self, '_m_text', None)
+
+        def _invalidate_text(self):
+            del self._m_text
 
     class MetadataMap(ReadWriteKaitaiStruct):
         """Header or footer metadata: a count, then that many (key, value) entries. Entries keep the
@@ -1314,7 +1643,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             if hasattr(self, '_m_instant_time'):
                 return self._m_instant_time
 
-            self._m_instant_time = (self.entries[0].value if  ((self.num_entries > 0) and (self.entries[0].key == HudiLog.HeaderKey.instant_time))  else (self.entries[1].value if  ((self.num_entries > 1) and (self.entries[1].key == HudiLog.HeaderKey.instant_time))  else (self.entries[2].value if  ((self.num_entries > 2) and (self.entries[2].key == HudiLog.HeaderKey.instant_time))  else (self.entries[3].value if  ((self.num_entries > 3) and (self.entries[3].key == HudiLog.HeaderKey.instant_time))  else (self.entries[4].value if  ((self.num_entries > 4) and (self.entries[4].key == HudiLog.HeaderKey.instant_time))  else (self.entries[5].value if  ((self.num_entries > 5) and (self.entries[5].key == HudiLog.HeaderKey.instant_time))  else (self.entries[6].value if  ((self.num_entries > 6) and (self.entries[6].key == HudiLog.HeaderKey.instant_time))  else (self.entries[7].value if  ((self.num_entries > 7) and (self.entries[7].key == HudiLog.HeaderKey.instant_time))  else (self.entries[8].value if  ((self.num_entries > 8) and (self.entries[8].key == HudiLog.HeaderKey.instant_time))  else u"")))))))))
+            self._m_instant_time = (self.entries[0].text if  ((self.num_entries > 0) and (self.entries[0].key == HudiLog.HeaderKey.instant_time))  else (self.entries[1].text if  ((self.num_entries > 1) and (self.entries[1].key == HudiLog.HeaderKey.instant_time))  else (self.entries[2].text if  ((self.num_entries > 2) and (self.entries[2].key == HudiLog.HeaderKey.instant_time))  else (self.entries[3].text if  ((self.num_entries > 3) and (self.entries[3].key == HudiLog.HeaderKey.instant_time))  else (self.entries[4].text if  ((self.num_entries > 4) and (self.entries[4].key == HudiLog.HeaderKey.instant_time))  else (self.entries[5].text if  ((self.num_entries > 5) and (self.entries[5].key == HudiLog.HeaderKey.instant_time))  else (self.entries[6].text if  ((self.num_entries > 6) and (self.entries[6].key == HudiLog.HeaderKey.instant_time))  else (self.entries[7].text if  ((self.num_entries > 7) and (self.entries[7].key == HudiLog.HeaderKey.instant_time))  else (self.entries[8].text if  ((self.num_entries > 8) and (self.entries[8].key == HudiLog.HeaderKey.instant_time))  else u"")))))))))
             return getattr(self, '_m_instant_time', None)
 
         def _invalidate_instant_time(self):
@@ -1592,15 +1921,18 @@ class HudiLog(ReadWriteKaitaiStruct):
             self._root = _root
 
         def _read(self):
-            self.count = HudiLog.AvroLong(self._io, self, self._root)
-            self.count._read()
-            if self.count.value < 0:
+            self.num_items = HudiLog.AvroLong(self._io, self, self._root)
+            self.num_items._read()
+            _ = self.num_items
+            if not  ((_.value >= -2147483647) and (_.value <= 2147483647)) :
+                raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/ordering_value_array_block/seq/0")
+            if self.num_items.value < 0:
                 pass
                 self.len_items = HudiLog.AvroLong(self._io, self, self._root)
                 self.len_items._read()
 
             self.items = []
-            for i in range((-(self.count.value) if self.count.value < 0 else self.count.value)):
+            for i in range((-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value)):
                 _t_items = HudiLog.OrderingValue(True, self._io, self, self._root)
                 try:
                     _t_items._read()
@@ -1612,8 +1944,8 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.count._fetch_instances()
-            if self.count.value < 0:
+            self.num_items._fetch_instances()
+            if self.num_items.value < 0:
                 pass
                 self.len_items._fetch_instances()
 
@@ -1625,8 +1957,8 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _write__seq(self, io=None):
             super(HudiLog.OrderingValueArrayBlock, self)._write__seq(io)
-            self.count._write__seq(self._io)
-            if self.count.value < 0:
+            self.num_items._write__seq(self._io)
+            if self.num_items.value < 0:
                 pass
                 self.len_items._write__seq(self._io)
 
@@ -1637,19 +1969,22 @@ class HudiLog(ReadWriteKaitaiStruct):
 
 
         def _check(self):
-            if self.count._root != self._root:
-                raise kaitaistruct.ConsistencyError(u"count", self._root, self.count._root)
-            if self.count._parent != self:
-                raise kaitaistruct.ConsistencyError(u"count", self, self.count._parent)
-            if self.count.value < 0:
+            if self.num_items._root != self._root:
+                raise kaitaistruct.ConsistencyError(u"num_items", self._root, self.num_items._root)
+            if self.num_items._parent != self:
+                raise kaitaistruct.ConsistencyError(u"num_items", self, self.num_items._parent)
+            _ = self.num_items
+            if not  ((_.value >= -2147483647) and (_.value <= 2147483647)) :
+                raise kaitaistruct.ValidationExprError(self.num_items, None, u"/types/ordering_value_array_block/seq/0")
+            if self.num_items.value < 0:
                 pass
                 if self.len_items._root != self._root:
                     raise kaitaistruct.ConsistencyError(u"len_items", self._root, self.len_items._root)
                 if self.len_items._parent != self:
                     raise kaitaistruct.ConsistencyError(u"len_items", self, self.len_items._parent)
 
-            if len(self.items) != (-(self.count.value) if self.count.value < 0 else self.count.value):
-                raise kaitaistruct.ConsistencyError(u"items", (-(self.count.value) if self.count.value < 0 else self.count.value), len(self.items))
+            if len(self.items) != (-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value):
+                raise kaitaistruct.ConsistencyError(u"items", (-(self.num_items.value) if self.num_items.value < 0 else self.num_items.value), len(self.items))
             for i in range(len(self.items)):
                 pass
                 if self.items[i]._root != self._root:

@@ -4,6 +4,7 @@ from .format.block import LogBlock
 from .errors import (
     ContentError,
     CorruptBlockError,
+    CorruptBlockWriteError,
     HudiLogError,
     LogFileNameError,
     LogFormatError,
@@ -19,7 +20,7 @@ from .log.storage import Storage
 from .format.framing import write_blocks
 
 __all__ = [
-    "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "HeaderKey", "HudiLogError",
+    "BlockType", "CommandBlockType", "ContentError", "CorruptBlockError", "CorruptBlockWriteError", "HeaderKey", "HudiLogError",
     "LogBlock", "LogFileNameError", "LogFormatError", "NotALogFileError", "ReverseReadError",
     "TruncatedLogError", "HudiTable", "AppendHandle", "AppendResult", "LogFileName", "LogWriter", "Storage", "open_log", "read_reverse", "read_table", "write_blocks",
     "write_table",

@@ -55,6 +55,21 @@ def _show(df, title: str) -> None:
         print("    " + line)
 
 
+def _cli_command() -> str:
+    """How to run `hudi-log` from here: the bare name when it is on PATH, else the venv's script (the README's
+    set-up installs it into .venv/bin without activating anything), else the module."""
+    import os
+    import shutil
+    import sys
+
+    if shutil.which("hudi-log"):
+        return "hudi-log"
+    script = os.path.join(os.path.dirname(sys.executable), "hudi-log")
+    if os.access(script, os.X_OK):
+        return os.path.relpath(script) if not os.path.relpath(script).startswith("..") else script
+    return f"{sys.executable} -m hudi_log.cli"
+
+
 def main(argv: list[str]) -> int:
     from .spark import spark_session
     from .spark.source import AS_OF, BEGIN, QUERY_TYPE
@@ -85,9 +100,10 @@ def main(argv: list[str]) -> int:
     mor = out / "merge_on_read"
     logs = sorted(str(p) for p in mor.rglob(".*.log.*"))
     print(f"\n== hudi-log inspect {' '.join(Path(p).name for p in logs)}")
-    # rich sizes its table to COLUMNS: wide enough for the header column
-    print(CliRunner(env={"COLUMNS": "160"}).invoke(cli, ["inspect", *logs]).output)
-    print(f"Tables left in {out}; try: hudi-log table {mor}   or   hudi-log read {mor} --as-of {t2}")
+    # not a terminal: inspect prints plain tab-separated lines, nothing cut
+    print(CliRunner().invoke(cli, ["inspect", *logs]).output)
+    cmd = _cli_command()
+    print(f"Tables left in {out}; try: {cmd} table {mor}   or   {cmd} read {mor} --as-of {t2}")
     if ours:
         spark.stop()
     return 0

@@ -39,6 +39,12 @@ class ContentError(LogFormatError):
     """A block's framing is intact but its content cannot be decoded (records, deletes, Parquet, HFile)."""
 
 
+class CorruptBlockWriteError(HudiLogError, ValueError):
+    """A block of type CORRUPT_BLOCK was to be written. Only a reader reports one (for a damaged span,
+    as Hudi's HoodieLogFileReader does); no Hudi writer writes it, and Hudi's reader has no case for
+    one found on disk."""
+
+
 class LogFileNameError(HudiLogError, ValueError):
     """A log file name that does not follow `.{fileId}_{instant}.log.{version}_{writeToken}`."""
 

@@ -8,6 +8,7 @@ meta:
     - database
     - log
   license: Apache-2.0
+  file-extension: log
   ks-version: '0.11'
   endian: be
   encoding: UTF-8
@@ -47,7 +48,7 @@ types:
       the block size and the reverse pointer add up to block_size (Hudi finds the reverse
       pointer block_size bytes after the size field); this grammar checks the two ends agree.
     doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
-    -webide-representation: '{block_type} @ {instant_time} ({record_count} records)'
+    -webide-representation: '{block_type} @ {instant_time} ({num_records:dec} records)'
     seq:
       - id: magic
         contents: '#HUDI#'
@@ -56,10 +57,12 @@ types:
         type: s8
         valid:
           min: 0
+          max: 2147483647
         doc: |
           Number of bytes that follow this field up to and including the reverse pointer:
           4 (format version) + 4 (block type) + header + 8 (content length) + content + footer
-          + 8 (reverse pointer). Written as a Java int, so at most 2^31 - 1.
+          + 8 (reverse pointer). Written as a Java int, so at most 2^31 - 1 (checked: a larger
+          value would be read imprecisely by JavaScript engines, which hold numbers as doubles).
       - id: format_version
         type: s4
         valid:
@@ -81,21 +84,29 @@ types:
         type: s8
         valid:
           min: 0
+          max: 2147483647
         if: format_version != 0
-        doc: Length of the content that follows, in bytes.
+        doc: Length of the content that follows, in bytes; a Java int written as 8 bytes, so at most 2^31 - 1.
       - id: content
-        size: 'format_version != 0 ? content_length : block_size'
+        size: content_length
+        if: format_version != 0
         type:
-          switch-on: 'format_version != 0 ? block_type.to_i : -1'
+          switch-on: block_type
           cases:
-            'block_type::delete_block.to_i': delete_content
-            'block_type::avro_data_block.to_i': avro_data_content
-            'block_type::hfile_data_block.to_i': hfile_content
-            'block_type::parquet_data_block.to_i': parquet_content
-            'block_type::cdc_data_block.to_i': avro_data_content
+            'block_type::delete_block': delete_content
+            'block_type::avro_data_block': avro_data_content
+            'block_type::hfile_data_block': hfile_content
+            'block_type::parquet_data_block': parquet_content
+            'block_type::cdc_data_block': avro_data_content
         doc: |
-          The block's payload, content_length bytes (block_size bytes for format version 0),
-          laid out by block type. Command blocks have none: their command is in the header.
+          The block's payload, content_length bytes, laid out by block type. Command blocks have
+          none: their command is in the header.
+      - id: legacy_content
+        size: block_size
+        if: format_version == 0
+        doc: |
+          Format version 0: the content, block_size bytes (as Hudi's reader takes it), raw: that
+          layout has no block type.
       - id: footer
         type: metadata_map
         if: format_version != 0
@@ -112,11 +123,11 @@ types:
       instant_time:
         value: 'format_version != 0 ? header.instant_time : ""'
         doc: The INSTANT_TIME header value ("" when absent).
-      record_count:
+      num_records:
         value: >-
           format_version != 0
           and (block_type == block_type::avro_data_block or block_type == block_type::cdc_data_block)
-          ? content.as<avro_data_content>.record_count : 0
+          ? content.as<avro_data_content>.num_records : 0
         doc: Number of records of an Avro data or CDC block; 0 for other blocks.
 
   metadata_map:
@@ -140,19 +151,27 @@ types:
       instant_time:
         doc: The value of the INSTANT_TIME entry, or "" when there is none.
         value: >-
-          num_entries > 0 and entries[0].key == header_key::instant_time ? entries[0].value :
-          num_entries > 1 and entries[1].key == header_key::instant_time ? entries[1].value :
-          num_entries > 2 and entries[2].key == header_key::instant_time ? entries[2].value :
-          num_entries > 3 and entries[3].key == header_key::instant_time ? entries[3].value :
-          num_entries > 4 and entries[4].key == header_key::instant_time ? entries[4].value :
-          num_entries > 5 and entries[5].key == header_key::instant_time ? entries[5].value :
-          num_entries > 6 and entries[6].key == header_key::instant_time ? entries[6].value :
-          num_entries > 7 and entries[7].key == header_key::instant_time ? entries[7].value :
-          num_entries > 8 and entries[8].key == header_key::instant_time ? entries[8].value : ""
+          num_entries > 0 and entries[0].key == header_key::instant_time ? entries[0].text :
+          num_entries > 1 and entries[1].key == header_key::instant_time ? entries[1].text :
+          num_entries > 2 and entries[2].key == header_key::instant_time ? entries[2].text :
+          num_entries > 3 and entries[3].key == header_key::instant_time ? entries[3].text :
+          num_entries > 4 and entries[4].key == header_key::instant_time ? entries[4].text :
+          num_entries > 5 and entries[5].key == header_key::instant_time ? entries[5].text :
+          num_entries > 6 and entries[6].key == header_key::instant_time ? entries[6].text :
+          num_entries > 7 and entries[7].key == header_key::instant_time ? entries[7].text :
+          num_entries > 8 and entries[8].key == header_key::instant_time ? entries[8].text : ""
 
   metadata_entry:
-    doc: One metadata entry; the value is always text.
-    -webide-representation: '{key}: {value}'
+    doc: |
+      One metadata entry; the value is text, UTF-8 encoded (Java's String.getBytes on write,
+      `new String(bytes)` on read).
+
+      The value is kept as bytes: Kaitai's engines decode invalid UTF-8 differently (the Python
+      runtime raises, the JavaScript runtime substitutes U+FFFD as Java does), and bytes are what
+      both read alike. `text` is the decoded view; hudi-log's reader reports a value that is not
+      UTF-8 as a damaged block rather than rewrite it.
+    doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieLogBlock.java
+    -webide-representation: '{key}: {text}'
     seq:
       - id: key
         type: s4
@@ -160,15 +179,23 @@ types:
         valid:
           in-enum: true
         doc: Entry key, 4 bytes, the ordinal of HeaderMetadataType.
-      - id: value_length
+      - id: len_value
         type: s4
         valid:
           min: 0
         doc: Length of the value, in bytes (4 bytes).
       - id: value
-        type: str
-        size: value_length
-        doc: The value, value_length bytes of UTF-8 text (instants, Avro schema JSON, decimal numbers).
+        size: len_value
+        doc: The value, len_value bytes of UTF-8 text (instants, Avro schema JSON, decimal numbers).
+    instances:
+      text:
+        value: value.to_s("UTF-8")
+        doc: The value as text (valid UTF-8 only; see the type's doc).
+      command_block_type:
+        value: text.to_i
+        enum: command_block_type
+        if: key == header_key::command_block_type
+        doc: For the COMMAND_BLOCK_TYPE entry, its decimal value as the command it names.
 
   avro_data_content:
     doc: |
@@ -176,14 +203,14 @@ types:
       as its length and its Avro binary encoding (no container, no sync markers) under the writer
       schema of the SCHEMA header. Uncompressed. The same layout in content versions 1 to 3.
     doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieAvroDataBlock.java
-    -webide-representation: 'v{content_version}: {record_count} records'
+    -webide-representation: 'v{content_version}: {num_records:dec} records'
     seq:
       - id: content_version
         type: s4
         valid:
           any-of: [1, 2, 3]
         doc: Content version, 4 bytes (HoodieLogBlock.version at write time; 3 since Hudi 0.14).
-      - id: record_count
+      - id: num_records
         type: s4
         valid:
           min: 0
@@ -191,8 +218,8 @@ types:
       - id: records
         type: avro_record
         repeat: expr
-        repeat-expr: record_count
-        doc: The records, record_count of them.
+        repeat-expr: num_records
+        doc: The records, num_records of them.
 
   avro_record:
     doc: One length-prefixed Avro binary datum.
@@ -227,10 +254,91 @@ types:
         type:
           switch-on: content_version
           cases:
+            1: kryo_object_array
+            2: kryo_object_array
             3: delete_record_list
         doc: |
           The deleted keys, len_payload bytes. Version 3: Avro HoodieDeleteRecordList. Versions 1
-          and 2: Kryo-serialized Java HoodieKey[] / DeleteRecord[], kept as opaque bytes.
+          and 2 (Hudi before 0.14): a Kryo-serialized Java HoodieKey[] / DeleteRecord[].
+
+  kryo_object_array:
+    doc: |
+      A delete payload of content version 1 or 2: Kryo 4's writeClassAndObject of a Java
+      HoodieKey[] (1) or DeleteRecord[] (2), as Hudi's SerializationUtils wrote it (registration
+      not required, references on). The grammar describes the array's own start; its elements
+      cannot be described here, because Kryo writes a class name only where it first occurs in
+      the stream and refers back to strings and objects already written by their order of
+      appearance. Each element is: class (1 = by name, then the name's id, then the name the first
+      time), a reference marker (1 = new object, 0 = null, n = object n - 2), then the fields in
+      name order (HoodieKey: partitionPath, recordKey as reference marker + Kryo string;
+      DeleteRecord: hoodieKey as class + HoodieKey, orderingVal as class + value). hudi-log's
+      reader (hudi_log/format/content/deletes_kryo.py) decodes them.
+    doc-ref:
+      - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/table/log/block/HoodieDeleteBlock.java
+      - https://github.com/apache/hudi/blob/release-0.13.1/hudi-common/src/main/java/org/apache/hudi/common/util/SerializationUtils.java
+    -webide-representation: '{class_name}: {num_elements:dec} elements'
+    seq:
+      - id: class_tag
+        type: kryo_varint
+        valid:
+          expr: _.value == 1
+        doc: Class tag, a Kryo varint; 1 = a class written by name (arrays are not registered).
+      - id: class_name_id
+        type: kryo_varint
+        valid:
+          expr: _.value == 0
+        doc: Id of the class name, a Kryo varint; 0, the first name of the stream.
+      - id: class_name
+        type: str
+        encoding: ASCII
+        terminator: 0xbb
+        valid:
+          expr: >-
+            _ == (_parent.content_version == 1 ? "[Lorg.apache.hudi.common.model.HoodieKey"
+            : "[Lorg.apache.hudi.common.model.DeleteRecord")
+        doc: |
+          The array class's binary name as a Kryo ASCII string, up to its last character: Kryo
+          marks the end of an ASCII string with the high bit of its last byte, here ';' (0xBB).
+      - id: reference
+        type: kryo_varint
+        valid:
+          expr: _.value == 1
+        doc: Reference marker, a Kryo varint; 1 = a new object.
+      - id: num_elements_plus_one
+        type: kryo_varint
+        valid:
+          expr: _.value >= 1
+        doc: The array's length + 1, a Kryo varint (0 would be a null array).
+      - id: elements
+        size-eos: true
+        doc: The elements, each a class, a reference marker and the object's fields (see above).
+    instances:
+      num_elements:
+        value: num_elements_plus_one.value - 1
+        doc: Number of elements (deleted keys).
+
+  kryo_varint:
+    doc: |
+      A Kryo positive varint (Output.writeVarInt(value, true)): 7 bits a byte, least significant
+      group first, the high bit set when more bytes follow; at most 5 bytes.
+    -webide-representation: '{value:dec}'
+    seq:
+      - id: groups
+        type: u1
+        repeat: until
+        repeat-until: _ < 128
+        valid:
+          expr: groups.size <= 5
+        doc: The varint's bytes.
+    instances:
+      value:
+        value: >-
+          (groups[0] % 128)
+          + (groups.size > 1 ? (groups[1] % 128) * 128 : 0)
+          + (groups.size > 2 ? (groups[2] % 128) * 16384 : 0)
+          + (groups.size > 3 ? (groups[3] % 128) * 2097152 : 0)
+          + (groups.size > 4 ? (groups[4] % 128) * 268435456 : 0)
+        doc: The value.
 
   delete_record_list:
     doc: |
@@ -242,24 +350,28 @@ types:
       - id: array_blocks
         type: delete_record_array_block
         repeat: until
-        repeat-until: _.count.value == 0
+        repeat-until: _.num_items.value == 0
         doc: The array's blocks; the last one has count 0 and no items.
 
   delete_record_array_block:
     doc: One block of an Avro array of HoodieDeleteRecord.
-    -webide-representation: '{count.value:dec} items'
+    -webide-representation: '{num_items.value:dec} items'
     seq:
-      - id: count
+      - id: num_items
         type: avro_long
-        doc: Number of items in this block (negative when a byte size follows), as an Avro long.
+        valid:
+          expr: _.value >= -2147483647 and _.value <= 2147483647
+        doc: |
+          Number of items in this block (negative when a byte size follows), as an Avro long;
+          at most 2^31 - 1 either way (a Java array's size).
       - id: len_items
         type: avro_long
-        if: count.value < 0
+        if: num_items.value < 0
         doc: Size of the items of this block, in bytes (present only when count is negative).
       - id: items
         type: delete_record
         repeat: expr
-        repeat-expr: 'count.value < 0 ? -count.value : count.value'
+        repeat-expr: 'num_items.value < 0 ? -num_items.value : num_items.value'
         doc: The items, |count| of them.
 
   delete_record:
@@ -337,24 +449,28 @@ types:
       - id: array_blocks
         type: ordering_value_array_block
         repeat: until
-        repeat-until: _.count.value == 0
+        repeat-until: _.num_items.value == 0
         if: branch.value == 1
         doc: The array's blocks; the last one has count 0 and no items.
 
   ordering_value_array_block:
     doc: One block of an Avro array of ordering values.
     seq:
-      - id: count
+      - id: num_items
         type: avro_long
-        doc: Number of items in this block (negative when a byte size follows), as an Avro long.
+        valid:
+          expr: _.value >= -2147483647 and _.value <= 2147483647
+        doc: |
+          Number of items in this block (negative when a byte size follows), as an Avro long;
+          at most 2^31 - 1 either way (a Java array's size).
       - id: len_items
         type: avro_long
-        if: count.value < 0
+        if: num_items.value < 0
         doc: Size of the items of this block, in bytes (present only when count is negative).
       - id: items
         type: ordering_value(true)
         repeat: expr
-        repeat-expr: 'count.value < 0 ? -count.value : count.value'
+        repeat-expr: 'num_items.value < 0 ? -num_items.value : num_items.value'
         doc: The items, |count| of them.
 
   avro_optional_string:
@@ -381,8 +497,8 @@ types:
       - id: len_data
         type: avro_long
         valid:
-          expr: _.value >= 0
-        doc: Length of the data, in bytes, as an Avro long.
+          expr: _.value >= 0 and _.value <= 2147483647
+        doc: Length of the data, in bytes, as an Avro long (Avro's Java decoder reads it as an int).
       - id: data
         size: len_data.value
         doc: The data, len_data bytes.
@@ -397,8 +513,13 @@ types:
       - id: groups
         type: u1
         repeat: until
-        repeat-until: _ < 128 or _index == 9
-        doc: The varint's bytes, 1 byte each; the last one has its high bit clear.
+        repeat-until: _ < 128
+        valid:
+          expr: groups.size <= 10
+        doc: |
+          The varint's bytes, 1 byte each; the last one has its high bit clear. At most 10, as
+          Avro's decoder allows: the check counts the collected bytes (`_index` inside
+          `repeat-until` is not evaluated alike by every engine).
     instances:
       len_groups:
         value: groups.size
@@ -417,8 +538,11 @@ types:
           + (len_groups > 8 ? (groups[8] % 128) * 72057594037927936 : 0)
           + (len_groups > 9 ? (groups[9] % 128) * 9223372036854775808 : 0)
       value:
-        value: 'zigzag % 2 == 0 ? zigzag / 2 : -((zigzag + 1) / 2)'
-        doc: The decoded signed value.
+        value: 'groups[0] % 2 == 0 ? zigzag / 2 : -((zigzag + 1) / 2)'
+        doc: |
+          The decoded signed value. The sign is the lowest bit of the first byte, so that it is
+          right in JavaScript too, where a zigzag above 2^53 is a rounded double (the magnitude
+          then is too; `groups` are exact in every engine).
 
   parquet_content:
     doc: |
@@ -531,19 +655,45 @@ enums:
       id: rollback_block
       doc: Rolls back the blocks of TARGET_INSTANT_TIME that precede it.
   ordering_kind:
-    0: "null"
-    1: boolean
-    2: int
-    3: long
-    4: float
-    5: double
-    6: bytes
-    7: string
-    8: date
-    9: decimal
-    10: time_micros
-    11: timestamp_micros
-    12: array
+    0:
+      id: "null"
+      doc: No ordering value (union branch null).
+    1:
+      id: boolean
+      doc: BooleanWrapper, one byte (0 or 1).
+    2:
+      id: int
+      doc: IntWrapper, an Avro int; deletes without an ordering value carry IntWrapper(0).
+    3:
+      id: long
+      doc: LongWrapper, an Avro long.
+    4:
+      id: float
+      doc: FloatWrapper, 4 bytes little-endian IEEE 754.
+    5:
+      id: double
+      doc: DoubleWrapper, 8 bytes little-endian IEEE 754.
+    6:
+      id: bytes
+      doc: BytesWrapper, Avro bytes.
+    7:
+      id: string
+      doc: StringWrapper, an Avro string.
+    8:
+      id: date
+      doc: DateWrapper, days since 1970-01-01 as an Avro int.
+    9:
+      id: decimal
+      doc: DecimalWrapper, decimal(30, 15) as Avro bytes (big-endian two's complement unscaled value).
+    10:
+      id: time_micros
+      doc: TimeMicrosWrapper, microseconds after midnight as an Avro long.
+    11:
+      id: timestamp_micros
+      doc: TimestampMicrosWrapper, microseconds since the epoch as an Avro long.
+    12:
+      id: array
+      doc: ArrayWrapper, the values of several ordering fields (Hudi 1.1); never inside an array.
     13:
       id: local_date
       doc: LocalDateWrapper, only inside an ArrayWrapper (where it is union branch 12).

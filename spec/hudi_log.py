@@ -6,7 +6,7 @@ construct of the same name, with the same field ids, so the two can be compared 
 lenient this module is lenient in the same way; see the notes at the end of the module.
 
 Building: every length and count (block_size, content_length, reverse_pointer, num_entries,
-value_length, record_count, len_datum, len_payload, Avro array counts and byte sizes, Avro
+len_value, num_records, len_datum, len_payload, Avro array counts and byte sizes, Avro
 length prefixes) is recomputed from the data, so a caller only supplies the data fields.
 
 Avro varints (`avro_long`) parse to their decoded value and build canonically (shortest form).
@@ -43,6 +43,7 @@ from construct import (
     Int64sb,
     IntegerError,
     LazyBound,
+    NullTerminated,
     OneOf,
     Rebuild,
     RepeatUntil,
@@ -53,6 +54,8 @@ from construct import (
     Struct,
     Switch,
     Terminated,
+    VarInt,
+    ValidationError,
     len_,
     stream_read,
     stream_size,
@@ -91,6 +94,8 @@ __all__ = [
     "ordering_value_in_array",
     "array_wrapper",
     "ordering_value_array_block",
+    "kryo_object_array",
+    "kryo_varint",
     "parquet_content",
 ]
 
@@ -110,9 +115,18 @@ def _enum(subcon, mapping):
     return Enum(OneOf(subcon, sorted(mapping.values())), **mapping)
 
 
+#: `valid: max:` of every length a Java int carries (block_size, content_length, Avro lengths)
+JAVA_INT_MAX = 2**31 - 1
+
+
 def _non_negative(subcon):
     """`valid: min: 0`."""
     return ExprValidator(subcon, lambda obj, ctx: obj >= 0)
+
+
+def _java_int_length(subcon):
+    """`valid: min: 0, max: 2147483647`: a length Java holds in an int."""
+    return ExprValidator(subcon, lambda obj, ctx: 0 <= obj <= JAVA_INT_MAX)
 
 
 def _only_if(cond, subcon):
@@ -140,9 +154,9 @@ def _built_len(subcon, obj, context):
 class AvroLong(Construct):
     """Avro int/long: zig-zag, then 7-bit groups, least significant first (the .ksy `avro_long`).
 
-    Parses like the .ksy: at most 10 groups, the 10th ends the varint whatever its high bit, and
-    the value is not range-checked. Builds the canonical (shortest) encoding of a signed 64-bit
-    value.
+    Parses like the .ksy: groups up to one with its high bit clear, at most 10 of them (an 11th
+    is an error, as in Avro's decoder); the value is not range-checked. Builds the canonical
+    (shortest) encoding of a signed 64-bit value.
     """
 
     def _parse(self, stream, context, path):
@@ -151,8 +165,8 @@ class AvroLong(Construct):
             group = stream_read(stream, 1, path)[0]
             zigzag |= (group & 0x7F) << (7 * i)
             if group < 0x80:
-                break
-        return (zigzag >> 1) ^ -(zigzag & 1)
+                return (zigzag >> 1) ^ -(zigzag & 1)
+        raise ValidationError("avro long of more than 10 bytes", path=path)
 
     def _build(self, obj, stream, context, path):
         if not isinstance(obj, int) or not -(2**63) <= obj < 2**63:
@@ -200,10 +214,21 @@ class AllButLast(Construct):
 
 # --- metadata maps (header and footer) ----------------------------------------------------------
 
+def _command_block_type(this):
+    # the .ksy instance `command_block_type`: the COMMAND_BLOCK_TYPE entry's decimal value
+    if this.key != "command_block_type":
+        return None
+    return int(this.text) if this.text.isascii() and this.text.isdigit() else None
+
+
 metadata_entry = Struct(
     "key" / _enum(Int32sb, HEADER_KEY),
-    "value_length" / Rebuild(_non_negative(Int32sb), lambda this: len(this.value.encode("utf-8"))),
-    "value" / StringEncoded(Bytes(this.value_length), "utf-8"),
+    "len_value" / Rebuild(_non_negative(Int32sb), len_(this.value)),
+    # bytes, as in the .ksy (the engines decode invalid UTF-8 differently); `text` decodes it the
+    # way Java's new String(bytes) and the JavaScript runtime do, invalid sequences as U+FFFD
+    "value" / Bytes(this.len_value),
+    "text" / Computed(lambda this: this.value.decode("utf-8", "replace")),
+    "command_block_type" / Computed(_command_block_type),
 )
 
 metadata_map = Struct(
@@ -221,14 +246,14 @@ avro_record = Struct(
 
 avro_data_content = Struct(
     "content_version" / OneOf(Int32sb, [1, 2, 3]),
-    "record_count" / Rebuild(_non_negative(Int32sb), len_(this.records)),
-    "records" / Array(this.record_count, avro_record),
+    "num_records" / Rebuild(_non_negative(Int32sb), len_(this.records)),
+    "records" / Array(this.num_records, avro_record),
 )
 
 # --- delete content: Avro HoodieDeleteRecordList (content version 3) -----------------------------
 
 avro_bytes = Struct(
-    "len_data" / Rebuild(ExprValidator(avro_long, lambda obj, ctx: obj >= 0), len_(this.data)),
+    "len_data" / Rebuild(_java_int_length(avro_long), len_(this.data)),
     "data" / Bytes(this.len_data),
 )
 
@@ -260,10 +285,13 @@ def _avro_array_block(item):
     def items_size(this):
         return sum(_built_len(item, it, this) for it in this["items"])
 
+    def num_items(this):
+        return -len(this["items"]) if (this.get("num_items") or 0) < 0 else len(this["items"])
+
     return Struct(
-        "count" / Rebuild(avro_long, lambda this: -len(this["items"]) if (this.get("count") or 0) < 0 else len(this["items"])),
-        "len_items" / _only_if(this.count < 0, Rebuild(avro_long, items_size)),
-        "items" / Array(lambda this: abs(this.count), item),
+        "num_items" / Rebuild(ExprValidator(avro_long, lambda obj, ctx: -JAVA_INT_MAX <= obj <= JAVA_INT_MAX), num_items),
+        "len_items" / _only_if(this.num_items < 0, Rebuild(avro_long, items_size)),
+        "items" / Array(lambda this: abs(this.num_items), item),
     )
 
 
@@ -333,8 +361,31 @@ delete_record = Struct(
 delete_record_array_block = _avro_array_block(delete_record)
 delete_record_list = Struct("array_blocks" / _avro_array(delete_record_array_block))
 
-# versions 1 and 2 are Kryo; kept as opaque bytes
-_delete_payload = Switch(this.content_version, {3: delete_record_list}, default=GreedyBytes)
+# --- delete content: Kryo (content versions 1 and 2, Hudi before 0.14) ----------------------------
+
+# Output.writeVarInt(value, true): 7-bit groups, least significant first, at most 5 bytes
+kryo_varint = ExprValidator(VarInt, lambda obj, ctx: obj < 2**35)
+
+_KRYO_ARRAY_CLASS = {1: "[Lorg.apache.hudi.common.model.HoodieKey", 2: "[Lorg.apache.hudi.common.model.DeleteRecord"}
+
+kryo_object_array = Struct(
+    "class_tag" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 1),
+    "class_name_id" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 0),
+    # ASCII up to the last character, ';', written with Kryo's end-of-string bit (0xBB)
+    "class_name"
+    / ExprValidator(
+        StringEncoded(NullTerminated(GreedyBytes, term=b"\xbb"), "ascii"),
+        lambda obj, ctx: obj == _KRYO_ARRAY_CLASS.get(ctx._.content_version),
+    ),
+    "reference" / ExprValidator(kryo_varint, lambda obj, ctx: obj == 1),
+    "num_elements_plus_one" / ExprValidator(kryo_varint, lambda obj, ctx: obj >= 1),
+    "elements" / GreedyBytes,
+    "num_elements" / Computed(this.num_elements_plus_one - 1),
+)
+
+_delete_payload = Switch(
+    this.content_version, {1: kryo_object_array, 2: kryo_object_array, 3: delete_record_list}, default=GreedyBytes,
+)
 
 delete_content = Struct(
     "content_version" / OneOf(Int32sb, [1, 2, 3]),
@@ -368,9 +419,7 @@ hfile_content = Struct(
 
 
 def _content_case(this):
-    """The .ksy's content switch key: the block type's name, None for format version 0."""
-    if this.format_version == 0:
-        return None
+    """The .ksy's content switch key: the block type's name."""
     bt = this.block_type  # parsed: the enum name (a str); built: a name, an int or an IntEnum
     return str(bt) if isinstance(bt, str) else _BLOCK_TYPE_NAME.get(bt, bt)
 
@@ -384,7 +433,7 @@ _content_body = Switch(
         _BT.parquet_data_block.name: parquet_content,
         _BT.cdc_data_block.name: avro_data_content,
     },
-    default=GreedyBytes,  # command blocks (empty), corrupt blocks, format version 0
+    default=GreedyBytes,  # command blocks (empty), corrupt blocks
 )
 
 MAGIC = b"#HUDI#"
@@ -394,9 +443,9 @@ _V1_FIXED = Int32sb.sizeof() + Int32sb.sizeof() + Int64sb.sizeof() + Int64sb.siz
 
 
 def _block_size(this):
-    content = _built_len(_content_body, this.content, this)
     if this.format_version == 0:
-        return content  # version 0: block_size is the content length (Hudi's reader reads it so)
+        return len(this.legacy_content)  # version 0: block_size is the content length (Hudi's reader reads it so)
+    content = _built_len(_content_body, this.content, this)
     return _V1_FIXED + _built_len(metadata_map, this.header, this) + content + _built_len(metadata_map, this.footer, this)
 
 
@@ -411,12 +460,13 @@ def _v1_only(subcon):
 
 block = Struct(
     "magic" / Const(MAGIC),
-    "block_size" / Rebuild(_non_negative(Int64sb), _block_size),
+    "block_size" / Rebuild(_java_int_length(Int64sb), _block_size),
     "format_version" / OneOf(Int32sb, [0, 1]),
     "block_type" / _v1_only(_enum(Int32sb, BLOCK_TYPE)),
     "header" / _v1_only(metadata_map),
-    "content_length" / _v1_only(Rebuild(_non_negative(Int64sb), lambda this: _built_len(_content_body, this.content, this))),
-    "content" / FixedSized(lambda this: this.content_length if this.format_version != 0 else this.block_size, _content_body),
+    "content_length" / _v1_only(Rebuild(_java_int_length(Int64sb), lambda this: _built_len(_content_body, this.content, this))),
+    "content" / _v1_only(FixedSized(this.content_length, _content_body)),
+    "legacy_content" / _only_if(lambda this: this.format_version == 0, Bytes(this.block_size)),
     "footer" / _v1_only(metadata_map),
     # bytes from the magic up to this field; lets a reader walk the file backwards
     "reverse_pointer"
@@ -441,3 +491,5 @@ log_file = Struct(
 # - a content type, or the delete payload, need not use up its sized region; leftover bytes are
 #   dropped on parse (and not rebuilt).
 # - len_items of an Avro array block is not checked against the items.
+# - a Kryo varint is bounded by value (< 2^35) here and by length (<= 5 bytes) in the .ksy; they
+#   differ only on non-canonical varints padded with zero groups, which Kryo never writes.

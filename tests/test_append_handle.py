@@ -26,7 +26,7 @@ from hudi_log.log.append_handle import (
     schema_json,
     writer_schema,
 )
-from hudi_log.cli.logs import write_block
+from hudi_log.cli import main as cli
 from hudi_log.format.content.deletes import OrderingKind
 from hudi_log.format.grammar import BlockType
 from hudi_log.format.log_file_name import LogFileName
@@ -498,7 +498,7 @@ def test_write_stats_for_commit_metadata(tmp_path):
 
 
 def _cli(args):
-    return CliRunner().invoke(write_block, args, catch_exceptions=False)
+    return CliRunner().invoke(cli, ["write-block", *args], catch_exceptions=False)
 
 
 def test_cli_json_lines_and_deletes(tmp_path):
@@ -507,7 +507,7 @@ def test_cli_json_lines_and_deletes(tmp_path):
     (tmp_path / "del.txt").write_text('uuid-00001\n{"key": "uuid-00002", "ordering_value": 7}\n')
     res = _cli([str(tmp_path / "in.jsonl"), "--schema", str(tmp_path / "schema.avsc"), "--instant", INSTANT,
                 "--record-key", "uuid", "--partition-path", "city=sf", "--table", str(tmp_path / "t"),
-                "--file-id", FILE_ID, "--deletes", str(tmp_path / "del.txt"), "--json"])
+                "--force", "--file-id", FILE_ID, "--deletes", str(tmp_path / "del.txt"), "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["records"] == 4 and out["deletes"] == 2 and out["data_blocks"] == 1 and out["delete_blocks"] == 1
@@ -541,14 +541,14 @@ def test_cli_errors(tmp_path):
     (tmp_path / "schema.avsc").write_text(json.dumps(TABLE))
     (tmp_path / "in.jsonl").write_text(json.dumps(trip(0)) + "\n" + json.dumps(trip(1, fare="x")) + "\n")
     base = ["--schema", str(tmp_path / "schema.avsc"), "--instant", INSTANT, "--record-key", "uuid",
-            "--table", str(tmp_path / "t"), "--file-id", FILE_ID]
-    res = CliRunner().invoke(write_block, [str(tmp_path / "in.jsonl"), *base])
+            "--table", str(tmp_path / "t"), "--force", "--file-id", FILE_ID]
+    res = _cli([str(tmp_path / "in.jsonl"), *base])
     assert res.exit_code == 2 and "record 1 (key 'uuid-00001'): field 'fare'" in res.output
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").rglob(".*.log.*"))
-    res = CliRunner().invoke(write_block, ["--instant", INSTANT, "--table", str(tmp_path / "t")])
+    res = _cli(["--instant", INSTANT, "--table", str(tmp_path / "t")])
     assert res.exit_code == 2 and "nothing to write" in res.output
-    res = CliRunner().invoke(write_block, [str(tmp_path / "in.jsonl"), "--instant", INSTANT, "--record-key", "uuid",
-                                           "--table", str(tmp_path / "t"), "--file-id", "x"])
+    res = _cli([str(tmp_path / "in.jsonl"), "--instant", INSTANT, "--record-key", "uuid",
+                "--table", str(tmp_path / "t"), "--force", "--file-id", "x"])
     assert res.exit_code == 2 and "--schema is needed" in res.output
-    res = CliRunner().invoke(write_block, [str(tmp_path / "in.jsonl"), *base[:-4], "--log-file", str(tmp_path / "bad.log")])
+    res = _cli([str(tmp_path / "in.jsonl"), *base[:-5], "--log-file", str(tmp_path / "bad.log")])
     assert res.exit_code == 2 and "not a log file name" in res.output

@@ -401,10 +401,9 @@ def test_a_rollback_that_slips_in_before_the_completed_file_makes_the_commit_fai
 
 # ---- key generators (issue 15, item 2, the refusing half) --------------------------------------------------------
 @pytest.mark.parametrize("setting", [
-    {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedKeyGenerator"},
-    {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.CustomKeyGenerator"},
-    {"hoodie.table.keygenerator.type": "TIMESTAMP"},
-    {"hoodie.datasource.write.partitionpath.urlencode": "true"},
+    {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.GlobalDeleteKeyGenerator"},
+    {"hoodie.table.keygenerator.class": "com.example.MyKeyGenerator"},
+    {"hoodie.table.keygenerator.type": "USER_PROVIDED"},
     {"hoodie.populate.meta.fields": "false"},
 ])
 def test_key_generation_hudi_log_does_not_do_as_java_is_refused_before_a_byte(tmp_path, setting):

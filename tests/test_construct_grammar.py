@@ -33,6 +33,7 @@ def _load_construct_grammar():
 
 
 C = _load_construct_grammar()
+_KRYO_CLASS = {1: "[Lorg.apache.hudi.common.model.HoodieKey", 2: "[Lorg.apache.hudi.common.model.DeleteRecord"}
 _LONG_KINDS = {"int", "long", "date", "time_micros", "timestamp_micros", "local_date"}
 _BYTES_KINDS = {"bytes", "string", "decimal"}
 
@@ -43,7 +44,7 @@ _BYTES_KINDS = {"bytes", "string", "decimal"}
 
 def _norm_ordering_blocks_c(blocks):
     return [
-        {"count": b.count, "len_items": b.len_items, "items": [_norm_ordering_c(o) for o in b["items"]]}
+        {"count": b.num_items, "len_items": b.len_items, "items": [_norm_ordering_c(o) for o in b["items"]]}
         for b in blocks
     ]
 
@@ -64,7 +65,7 @@ def _norm_optional_c(s):
 def _norm_delete_blocks_c(blocks):
     return [
         {
-            "count": b.count,
+            "count": b.num_items,
             "len_items": b.len_items,
             "items": [
                 {
@@ -81,10 +82,10 @@ def _norm_delete_blocks_c(blocks):
 
 def _norm_content_c(kind, c):
     if kind in ("avro_data_block", "cdc_data_block"):
-        return {"kind": "avro", "content_version": c.content_version, "record_count": c.record_count,
+        return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_c(c.payload.array_blocks) if c.content_version == 3 else c.payload
+        payload = _norm_delete_blocks_c(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
         return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
@@ -93,8 +94,12 @@ def _norm_content_c(kind, c):
     return {"kind": "raw", "data": c}
 
 
+def _norm_kryo(p):  # a Kryo payload (content versions 1 and 2), either codec's object
+    return {"class_name": p.class_name, "num_elements": p.num_elements, "elements": p.elements}
+
+
 def _norm_map_c(m):
-    return [(str(e.key), e.value) for e in m.entries]
+    return [(str(e.key), e.value) for e in m.entries]  # value: bytes, as in the .ksy
 
 
 def norm_block_c(b, offset=None):
@@ -107,7 +112,7 @@ def norm_block_c(b, offset=None):
         "block_type": kind,
         "header": _norm_map_c(b.header) if v1 else None,
         "content_length": b.content_length,
-        "content": _norm_content_c(kind, b.content),
+        "content": _norm_content_c(kind, b.content if v1 else b.legacy_content),
         "footer": _norm_map_c(b.footer) if v1 else None,
         "reverse_pointer": b.reverse_pointer,
     }
@@ -119,7 +124,7 @@ def _kl(x):  # an AvroLong, or absent
 
 def _norm_ordering_blocks_k(blocks):
     return [
-        {"count": b.count.value, "len_items": _kl(getattr(b, "len_items", None)),
+        {"count": b.num_items.value, "len_items": _kl(getattr(b, "len_items", None)),
          "items": [_norm_ordering_k(o) for o in b.items]}
         for b in blocks
     ]
@@ -144,7 +149,7 @@ def _norm_optional_k(s):
 def _norm_delete_blocks_k(blocks):
     return [
         {
-            "count": b.count.value,
+            "count": b.num_items.value,
             "len_items": _kl(getattr(b, "len_items", None)),
             "items": [
                 {
@@ -161,10 +166,10 @@ def _norm_delete_blocks_k(blocks):
 
 def _norm_content_k(kind, c):
     if kind in ("avro_data_block", "cdc_data_block"):
-        return {"kind": "avro", "content_version": c.content_version, "record_count": c.record_count,
+        return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_k(c.payload.array_blocks) if c.content_version == 3 else c.payload
+        payload = _norm_delete_blocks_k(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
         return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
@@ -187,7 +192,7 @@ def norm_block_k(b, offset=None):
         "block_type": kind,
         "header": _norm_map_k(b.header) if v1 else None,
         "content_length": b.content_length if v1 else None,
-        "content": _norm_content_k(kind, b.content),
+        "content": _norm_content_k(kind, b.content if v1 else b.legacy_content),
         "footer": _norm_map_k(b.footer) if v1 else None,
         "reverse_pointer": b.reverse_pointer if v1 else None,
     }
@@ -327,9 +332,12 @@ contents = st.one_of(
     st.tuples(st.just("delete_block"),
               st.fixed_dictionaries({"kind": st.just("delete"), "content_version": st.just(3),
                                      "payload": _avro_array(delete_records)})),
-    st.tuples(st.just("delete_block"),  # Kryo-era payloads: opaque
-              st.fixed_dictionaries({"kind": st.just("delete"), "content_version": st.integers(1, 2),
-                                     "payload": st.binary(max_size=20)})),
+    st.tuples(st.just("delete_block"),  # Kryo-era payloads: the array's start, opaque elements
+              st.integers(1, 2).flatmap(lambda v: st.fixed_dictionaries({
+                  "kind": st.just("delete"), "content_version": st.just(v),
+                  "payload": st.fixed_dictionaries({
+                      "class_name": st.just(_KRYO_CLASS[v]), "num_elements": st.integers(0, 2**20),
+                      "elements": st.binary(max_size=20)})}))),
     st.tuples(st.sampled_from(["command_block", "corrupt_block"]),
               st.fixed_dictionaries({"kind": st.just("raw"), "data": st.binary(max_size=10)})),
     st.tuples(st.just("parquet_data_block"),
@@ -369,6 +377,9 @@ def strip_derived(norm_blocks):
     out = []
     for b in norm_blocks:
         b = {k: v for k, v in b.items() if k not in _DERIVED}
+        for m in ("header", "footer"):
+            if b[m] is not None:
+                b[m] = [(k, v.decode("utf-8")) for k, v in b[m]]
         c = dict(b["content"])
         c.pop("record_count", None)
         c.pop("len_payload", None)
@@ -383,7 +394,7 @@ def strip_derived(norm_blocks):
 
 
 def _c_array(blocks, item):
-    return {"array_blocks": [{"count": -1 if neg else 1, "items": [item(i) for i in items]} for neg, items in blocks]}
+    return {"array_blocks": [{"num_items": -1 if neg else 1, "items": [item(i) for i in items]} for neg, items in blocks]}
 
 
 def _c_optional(s):
@@ -412,6 +423,9 @@ def _c_content(c):
                 "partition_path": _c_optional(r["partition_path"]),
                 "ordering_value": _c_ordering(r["ordering_value"]),
             })
+        else:
+            payload = {"class_tag": 1, "class_name_id": 0, "class_name": payload["class_name"], "reference": 1,
+                       "num_elements_plus_one": payload["num_elements"] + 1, "elements": payload["elements"]}
         return {"content_version": c["content_version"], "payload": payload}
     if c["kind"] == "parquet":
         return {"body": c["body"], "len_footer": c["len_footer"]}
@@ -422,11 +436,12 @@ def _c_content(c):
 
 def to_construct(spec):
     def mmap(entries):
-        return {"entries": [{"key": k, "value": v} for k, v in entries]}
+        return {"entries": [{"key": k, "value": v.encode("utf-8")} for k, v in entries]}
 
     blocks = []
     for b in spec:
-        d = {"format_version": b["format_version"], "content": _c_content(b["content"])}
+        d = {"format_version": b["format_version"]}
+        d["content" if b["format_version"] != 0 else "legacy_content"] = _c_content(b["content"])
         if b["format_version"] != 0:
             d.update(block_type=b["block_type"], header=mmap(b["header"]), footer=mmap(b["footer"]))
         blocks.append(d)
@@ -448,15 +463,18 @@ class _K:
             setattr(obj, k, v)
         return obj
 
-    def long(self, value, parent):
-        zigzag = (value << 1) ^ (value >> 63)
+    def varint(self, cls, value, parent):
+        """An unsigned varint (7-bit groups, least significant first) as a generated ``cls``."""
         groups = []
         while True:
-            groups.append(zigzag & 0x7F | (0x80 if zigzag >= 0x80 else 0))
-            zigzag >>= 7
-            if not zigzag:
+            groups.append(value & 0x7F | (0x80 if value >= 0x80 else 0))
+            value >>= 7
+            if not value:
                 break
-        return self.new(HudiLog.AvroLong, parent, groups=groups), len(groups)
+        return self.new(cls, parent, groups=groups), len(groups)
+
+    def long(self, value, parent):
+        return self.varint(HudiLog.AvroLong, (value << 1) ^ (value >> 63), parent)
 
     def avro_bytes(self, data, parent):
         o = self.new(HudiLog.AvroBytes, parent, data=data)
@@ -493,7 +511,7 @@ class _K:
                 o, n = item(i, b)
                 b.items.append(o)
                 items_size += n
-            b.count, n = self.long(-len(items) if neg else len(items), b)
+            b.num_items, n = self.long(-len(items) if neg else len(items), b)
             size += n + items_size
             if neg:
                 b.len_items, n = self.long(items_size, b)
@@ -525,6 +543,16 @@ class _K:
             n = 0
         return o, size + n
 
+    def kryo_array(self, p, parent):
+        o = self.new(HudiLog.KryoObjectArray, parent, class_name=p["class_name"], elements=p["elements"])
+        size = len(p["class_name"]) + 1 + len(p["elements"])
+        for name, value in (("class_tag", 1), ("class_name_id", 0), ("reference", 1),
+                            ("num_elements_plus_one", p["num_elements"] + 1)):
+            v, n = self.varint(HudiLog.KryoVarint, value, o)
+            setattr(o, name, v)
+            size += n
+        return o, size
+
     def delete_record(self, r, parent):
         o = self.new(HudiLog.DeleteRecord, parent)
         o.record_key, a = self.optional(r["record_key"], o)
@@ -537,7 +565,7 @@ class _K:
             o = self.new(HudiLog.AvroDataContent, parent, content_version=c["content_version"], records=[])
             for d in c["records"]:
                 o.records.append(self.new(HudiLog.AvroRecord, o, datum=d, len_datum=len(d)))
-            o.record_count = len(o.records)
+            o.num_records = len(o.records)
             return o, 8 + sum(4 + len(d) for d in c["records"])
         if c["kind"] == "delete":
             o = self.new(HudiLog.DeleteContent, parent, content_version=c["content_version"])
@@ -545,7 +573,7 @@ class _K:
                 o.payload, n = self.array(c["payload"], HudiLog.DeleteRecordList, HudiLog.DeleteRecordArrayBlock,
                                           self.delete_record, o)
             else:
-                o.payload, n = c["payload"], len(c["payload"])
+                o.payload, n = self.kryo_array(c["payload"], o)
             o.len_payload = n
             return o, 8 + n
         if c["kind"] == "parquet":
@@ -561,18 +589,20 @@ class _K:
         m = self.new(HudiLog.MetadataMap, parent, num_entries=len(entries), entries=[])
         size = 4
         for key, value in entries:
-            n = len(value.encode("utf-8"))
-            m.entries.append(self.new(HudiLog.MetadataEntry, m, key=HudiLog.HeaderKey[key], value_length=n, value=value))
+            raw = value.encode("utf-8")
+            n = len(raw)
+            m.entries.append(self.new(HudiLog.MetadataEntry, m, key=HudiLog.HeaderKey[key], len_value=n, value=raw))
             size += 8 + n
         return m, size
 
     def block(self, spec):
         b = self.new(HudiLog.Block, self.root, magic=b"#HUDI#", format_version=spec["format_version"])
-        b.content, content_size = self.content(spec["content"], b)
         if spec["format_version"] == 0:
+            b.legacy_content, content_size = self.content(spec["content"], b)
             b.block_size = content_size
             return b, 6 + 8 + 4 + content_size
         b.block_type = HudiLog.BlockType[spec["block_type"]]
+        b.content, content_size = self.content(spec["content"], b)
         b.header, h = self.metadata_map(spec["header"], b)
         b.footer, f = self.metadata_map(spec["footer"], b)
         b.content_length = content_size
@@ -661,7 +691,8 @@ def _patched(offset: int, new: bytes, data: bytes = VALID) -> bytes:
         ("unknown header key", _patched(26, struct.pack(">i", 9)), construct.ValidationError),
         ("negative block size", _patched(6, struct.pack(">q", -1)), construct.ValidationError),
         ("negative header count", _patched(22, struct.pack(">i", -1)), construct.ValidationError),
-        ("header value not UTF-8", _patched(34, b"\xff"), construct.StringError),
+        ("block size above 2^31 - 1", _patched(6, struct.pack(">q", 2**31)), construct.ValidationError),
+        ("block size above 2^32", _patched(6, struct.pack(">q", 2**32 + 76)), construct.ValidationError),
         ("truncated", VALID[:-1], construct.StreamError),
     ],
 )
@@ -669,6 +700,19 @@ def test_invalid_block_rejected(name, data, error):
     with pytest.raises(error):
         C.block.parse(data)
     _both_reject(data)
+
+
+def test_header_value_not_utf8_is_kept_as_bytes():
+    """Both codecs keep a header value's bytes; construct's `text` substitutes U+FFFD as Java and the
+    JavaScript runtime do (the generated Python `text` raises: the engines differ there)."""
+    data = _patched(34, b"\xff")
+    (c,) = C.log_file.parse(data).blocks
+    k = HudiLog(KaitaiStream(BytesIO(data)))
+    k._read()
+    assert c.header.entries[0].value == k.blocks[0].header.entries[0].value == b"\xff" + VALID[35:51]
+    assert c.header.entries[0].text == "\ufffd0250126040823628"
+    assert construct_blocks(data) == kaitai_blocks(data)
+    assert C.log_file.build(C.log_file.parse(data)) == data
 
 
 def test_every_truncation_and_trailing_garbage_rejected():
@@ -710,10 +754,10 @@ def test_build_refuses_what_parse_would_reject():
 def test_lengths_are_rebuilt_from_the_data():
     parsed = C.log_file.parse(VALID)
     b = parsed.blocks[0]
-    b.header.entries[0].value = "20250126040823628-and-more-ü"
+    b.header.entries[0].value = "20250126040823628-and-more-ü".encode("utf-8")
     b.block_size = b.content_length = b.reverse_pointer = b.header.num_entries = 0  # stale; ignored
     out = C.log_file.build(parsed)
     again = C.log_file.parse(out).blocks[0]
-    assert again.header.entries[0].value == "20250126040823628-and-more-ü"
+    assert again.header.entries[0].text == "20250126040823628-and-more-ü"
     assert again.block_size == len(out) - 14 and again.reverse_pointer == len(out) - 8
     assert kaitai_blocks(out) == construct_blocks(out)

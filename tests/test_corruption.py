@@ -8,7 +8,6 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import struct
 import tracemalloc
 from pathlib import Path
@@ -16,7 +15,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import hudi_log
 from hudi_log import (
     BlockType,
     CorruptBlockError,
@@ -378,7 +376,7 @@ def _framing_fields(b: LogBlock) -> list[tuple[str, int, int]]:
     pos = o + 26
     for _k, v in b.header_entries:
         n = len(v.encode())
-        f += [("header.key", pos, 4), ("header.value_length", pos + 4, 4)]
+        f += [("header.key", pos, 4), ("header.len_value", pos + 4, 4)]
         pos += 8 + n
     assert pos + 8 == b.content_offset
     end = b.offset + b.length
@@ -387,7 +385,7 @@ def _framing_fields(b: LogBlock) -> list[tuple[str, int, int]]:
     return f
 
 
-MUST_BE_DAMAGED = {"block_size", "format_version", "header.num_entries", "header.value_length", "content_length",
+MUST_BE_DAMAGED = {"block_size", "format_version", "header.num_entries", "header.len_value", "content_length",
                    "footer", "reverse_pointer"}
 
 

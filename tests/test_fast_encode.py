@@ -90,7 +90,7 @@ def test_every_corpus_avro_block_reframes_identically(corpus_log_files):
 
 def test_grammar_facts_match_the_generated_codec():
     c = HudiLog.AvroDataContent(None, None, None)
-    c.content_version, c.record_count, c.records = 3, 0, []
+    c.content_version, c.num_records, c.records = 3, 0, []
     assert grammar.avro_content_prefix(3, 0) == grammar.write(c, grammar.AVRO_CONTENT_PREFIX_SIZE)
     r = HudiLog.AvroRecord(None, None, None)
     r.len_datum, r.datum = 258, b"x" * 258

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_log import write_blocks
 from hudi_log.format.content.avro_arrow import avro_to_arrow_schema
 from hudi_log.format.content.deletes import OrderingKind
-from hudi_log.table import HudiTable, read_table
+from hudi_log.table import HudiTable
 from hudi_log.table.read.merge import NotVectorizable, merge_slice
 from hudi_log.table.read.query import ReadContext, SliceTask, _scanner, read_slice
 from hudi_log.table.read.scanner import COMMIT_TIME, EVENT_TIME

@@ -65,6 +65,7 @@ def test_partition_filters_prune_slices(spark, corpus_tables):
     reader = HudiReader(opts, HudiTable(root).plan())
     pushed = [EqualTo(("city",), "chennai"), GreaterThan(("fare",), 1.0)]
     assert reader.pushFilters(pushed) == pushed  # Spark keeps applying every filter to the rows
+    reader.narrow(pushed)  # what pushFilters does on a Spark whose pushdown is scoped to its scan
     assert {t.partition for p in reader.partitions() for t in p.tasks} == {"city=chennai"}
     assert partition_filters(pushed, {"city"}) == [("city", "=", "chennai")]
     df = spark.read.format("hudi_log").option("hudi_log.read.targetPartitionBytes", "1").load(str(root))
@@ -80,3 +81,39 @@ def test_bad_options_name_the_problem(spark, corpus_tables, tmp_path):
         spark.read.format("hudi_log").option(QUERY_TYPE, "incremental").load(str(root)).collect()
     with pytest.raises(Exception, match="hoodie"):
         spark.read.format("hudi_log").load(str(tmp_path)).collect()  # not a Hudi table
+
+
+def test_row_filters_are_applied_after_the_merge_in_the_slices(corpus_tables):
+    root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
+    from pyspark.sql.datasource import EqualTo, GreaterThan, In, IsNotNull, LessThan
+
+    full = read_table(root)
+    riders = full.column("rider").to_pylist()
+    rider = sorted(riders)[len(riders) // 2]
+    reader = HudiReader({"path": str(root)}, HudiTable(root).plan())
+    reader.narrow([EqualTo(("rider",), rider), GreaterThan(("fare",), 1.0), IsNotNull(("driver",)),
+                   LessThan(("rider",), 5)])
+    # only the string comparison of a string column reaches the slices: a float comparison, a null check and
+    # a value of another type stay with Spark
+    assert reader.plan.context.filters == (("rider", "=", rider),)
+    got = pa.Table.from_batches([b for p in reader.partitions() for b in reader.read(p)])
+    assert got.num_rows == riders.count(rider) > 0 and set(got.column("rider").to_pylist()) == {rider}
+    reader = HudiReader({"path": str(root)}, HudiTable(root).plan())
+    reader.narrow([In(("rider",), [rider, "nobody"])])
+    assert reader.plan.context.filters == (("rider", "in", [rider, "nobody"]),)
+    assert sum(b.num_rows for p in reader.partitions() for b in reader.read(p)) == riders.count(rider)
+
+
+def test_a_dataframe_queried_again_sees_every_row(spark, corpus_tables):
+    """Spark up to 4.3 reuses a pushdown's plan for the DataFrame's later scans: after a filtered count, a plain
+    count read only the filtered partition's slices (2 rows of 8), silently."""
+    from hudi_log.spark.source import jvm_scan_scoped_pushdown, scan_scoped_pushdown
+
+    assert scan_scoped_pushdown() == jvm_scan_scoped_pushdown(spark)  # the Python side tells the JVM's apart
+    root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
+    full = read_table(root)
+    df = spark.read.format("hudi_log").option("hudi_log.read.targetPartitionBytes", "1").load(str(root))
+    for col, value in (("city", "chennai"), ("rider", full.column("rider")[0].as_py())):
+        same_rows(df.where(f"{col} = '{value}'").toArrow(), read_table(root, filters=[(col, "=", value)]))
+        assert df.count() == full.num_rows
+    same_rows(df.toArrow(), full)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
 from hudi_log.table import (HudiTable, NotAHudiTableError, TablePropertiesError, UnsupportedTableVersionError,
                             read_properties, read_table)

@@ -1,28 +1,98 @@
 """The `hudi-log` command: one group, its commands in one module per group of what they act on.
 
-* :mod:`.logs`: log files (inspect, records, validate, salvage, write-block);
+* :mod:`.logs`: log files (inspect, records, validate, salvage), :mod:`.write_block`: write-block;
+* :mod:`.diff`: two log files or blocks compared (diff);
 * :mod:`.tables`: whole tables (table, read, write);
-* :mod:`.services`: table services (compact, clean, rollback).
+* :mod:`.services`: table services (compact, clean, rollback);
+* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
+
+Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
+(:mod:`.output` holds the convention); no input gives a traceback. ``HUDI_LOG_DEBUG=1`` re-raises
+unexpected errors for debugging.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
-from .logs import inspect, records, salvage, validate, write_block
-from .services import clean_cmd, compact_cmd, rollback_cmd
+from .diff import diff
+from .logs import inspect, records, salvage, validate
+from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for
+from .services import clean_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
+from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
+                       savepoints_group)
+from .write_block import write_block
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _say(message: str) -> None:
+    click.echo(f"hudi-log: {message}", err=True)
+
+
+class _Main(click.Group):
+    """The group, running its commands with click's standalone handling replaced by ours."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help() if e.ctx else str(e))
+            rv = EXIT_INPUT
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx else "hudi-log"
+            _say(f"{e.format_message()} (see `{where} --help`)")
+            rv = EXIT_INPUT
+        except click.ClickException as e:
+            _say(" ".join(e.format_message().split()))
+            rv = e.exit_code
+        except click.Abort:
+            _say("aborted")
+            rv = 130
+        except BrokenPipeError:
+            # the reader of our output went away (`| head`): stop quietly, as shell tools do
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            rv = 141
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:
+            if os.environ.get("HUDI_LOG_DEBUG"):
+                raise
+            from ..errors import HudiLogError
+
+            code = exit_code_for(e)
+            if isinstance(e, (HudiLogError, OSError)):
+                _say(error_message(e))
+            else:
+                _say(f"unexpected error: {type(e).__name__}: {error_message(e)} "
+                     "(please report it; HUDI_LOG_DEBUG=1 shows where)")
+                code = EXIT_FAILED
+            rv = code
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(name="hudi-log", cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="hudi-log")
 def main() -> None:
-    """Look inside, check and repair Apache Hudi Merge-On-Read log files."""
+    """Look inside, check and repair Apache Hudi Merge-On-Read log files and tables.
+
+    Exit codes: 0 done; 2 a usage or input error (nothing was changed); 3 an operation failed in the
+    middle. `validate` has its own: 0 intact, 1 damaged, 2 unreadable.
+    """
 
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
                         (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
-                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean")):
+                        (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
+                        (compactions_cmd, "compactions")):
+    main.add_command(_command, _name)
+for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
+                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):
     main.add_command(_command, _name)
 
 if __name__ == "__main__":

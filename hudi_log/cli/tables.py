@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 import click
 
 from ..errors import HudiLogError
-from .output import fail as _fail, hudi_options
+from .output import (check_output_path, error_message, exit_code_for, fail as _fail, hudi_options, print_table,
+                     progress, stdout_is_terminal)
 
 
 @click.command("table")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def table_cmd(path, as_json):
-    """Show a Hudi table: properties, timeline, partitions / file groups / slices."""
+    """Show a Hudi table: properties, timeline, partitions / file groups / slices (full file names; on a
+    terminal as tables, else as plain tab-separated sections)."""
     from ..table import HudiTable
-    try:
-        t = HudiTable(path)
-        view = t.view()
-    except HudiLogError as e:
-        raise click.ClickException(str(e))
+
+    t = HudiTable(path)
+    view = t.view()
     data = {
         "properties": t.properties.to_dict(),
         "checksum_ok": t.properties.checksum_ok(),
@@ -37,76 +38,80 @@ def table_cmd(path, as_json):
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
         return
-    from rich.console import Console
-    from rich.table import Table
-    con = Console()
-    pt = Table(title=f"{t.properties.name} (version {t.properties.version}, {t.properties.table_type})")
-    pt.add_column("key")
-    pt.add_column("value", overflow="fold")
-    for k, v in sorted(data["properties"].items()):
-        pt.add_row(k, v)
-    con.print(pt)
-    tt = Table(title="timeline")
-    for c in ("instant", "action", "state", "completion time"):
-        tt.add_column(c)
-    for i in t.timeline.instants:
-        tt.add_row(i.requested_time, i.action, i.state, i.completion_time or "")
-    con.print(tt)
-    ft = Table(title="file slices")
-    for c in ("partition", "file id", "base instant", "base file", "log files", "size"):
-        ft.add_column(c)
-    for part, groups in view.file_groups.items():
-        for g in groups:
-            for s in g.slices:
-                ft.add_row(part or "(root)", g.file_id, s.base_instant, s.base_file.name if s.base_file else "",
-                           "\n".join(f"{lf.name} ({lf.size})" for lf in s.log_files), str(s.total_size))
-    con.print(ft)
+    plain = not stdout_is_terminal()
+    title = f"{t.properties.name} (version {t.properties.version}, {t.properties.table_type})"
+    sections = [
+        (title, ("key", "value"), sorted(data["properties"].items())),
+        ("timeline", ("instant", "action", "state", "completion time"),
+         [(i.requested_time, i.action, i.state, i.completion_time or "") for i in t.timeline.instants]),
+        ("file slices", ("partition", "file id", "base instant", "base file", "log files", "size"),
+         [(part or "(root)", g.file_id, s.base_instant, s.base_file.name if s.base_file else "",
+           (", " if plain else "\n").join(f"{lf.name} ({lf.size})" for lf in s.log_files), s.total_size)
+          for part, groups in view.file_groups.items() for g in groups for s in g.slices]),
+    ]
+    for n, (name, columns, rows) in enumerate(sections):
+        if plain:
+            click.echo(("" if n == 0 else "\n") + f"# {name}")
+        print_table(name, columns, rows)
+
+
+_BATCH_ROWS = 65536
 
 
 @click.command("read")
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
+@click.argument("path", type=click.Path(file_okay=False))
 @click.option("--query", type=click.Choice(["snapshot", "read_optimized", "incremental"]), default="snapshot")
 @click.option("--as-of", default=None, help="Time travel: snapshot as of this instant.")
 @click.option("--begin", default=None, help="Incremental: exclusive lower bound.")
 @click.option("--end", default=None, help="Incremental: inclusive upper bound (default latest).")
 @click.option("--columns", default=None, help="Comma-separated columns.")
-@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="Stop after N rows.")
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table",
+              help="table: a table on a terminal, tab-separated text otherwise; jsonl; parquet (needs -o).")
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
-def read_cmd(path, query, as_of, begin, end, columns, fmt, output):
-    """Read a Hudi table (snapshot, time travel, read-optimized or incremental)."""
-    from ..table import read_table
-    cols = [c.strip() for c in columns.split(",")] if columns else None
-    try:
-        t = read_table(path, query=query, as_of=as_of, begin=begin, end=end, columns=cols)
-    except (HudiLogError, KeyError) as e:
-        raise click.ClickException(str(e))
-    if fmt == "parquet":
-        if not output:
-            raise click.ClickException("--format parquet needs -o OUT")
-        import pyarrow.parquet as pq
-        pq.write_table(t, output)
-        return
-    if fmt == "jsonl":
-        lines = [json.dumps(r, default=str) for r in t.to_pylist()]
-        text = "\n".join(lines) + ("\n" if lines else "")
-        if output:
-            with open(output, "w") as f:
-                f.write(text)
-        else:
-            click.echo(text, nl=False)
-        return
-    from rich.console import Console
-    from rich.table import Table
-    rt = Table(title=f"{t.num_rows} rows")
-    for c in t.column_names:
-        rt.add_column(c, overflow="fold")
-    for r in t.to_pylist():
-        rt.add_row(*["" if v is None else str(v) for v in r.values()])
+@click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
+              "instead of warning on stderr.")
+def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output, strict):
+    """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
+
+    Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices. A
+    committed file found missing or damaged is a warning on stderr, or with --strict an error (exit 3).
+    """
+    from .read_output import stream_table
+
+    if fmt == "parquet" and not output:
+        raise click.UsageError("--format parquet needs -o OUT")
     if output:
-        with open(output, "w") as f:
-            Console(file=f, width=200).print(rt)
-    else:
-        Console(file=sys.stdout).print(rt)
+        output = check_output_path(output)
+    from ..table import HudiTable, iter_plan
+
+    cols = None
+    if columns is not None:
+        # each named once, in the order given; an empty list is a mistake, not "every column"
+        cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
+        if not cols:
+            raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
+    from ..table.errors import IntegrityError
+    from ..table.read.instants import query_arguments
+    from ..table.read.integrity import IntegrityWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IntegrityWarning)
+        try:
+            # checked here first so that errors name the options as typed
+            query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
+            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict)
+            stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
+        except KeyError as e:  # a column the table does not have
+            _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+        except IntegrityError as e:  # --strict: a committed file is missing or damaged
+            _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", exit_code_for(e))
+        finally:
+            for w in caught:  # a damaged table is said on stderr, one line each; other warnings as Python shows them
+                if issubclass(w.category, IntegrityWarning):
+                    click.echo(f"hudi-log: warning: {w.message}", err=True)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _read_input(path: str):
@@ -174,10 +179,13 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (Path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = Path(path).resolve().name
     data = _read_input(input_path)
+    existed = (Path(path) / ".hoodie" / "hoodie.properties").exists()
     try:
-        result = write_table(path, data, operation, options)
-    except HudiLogError as e:
-        _fail(str(e))
+        with progress(None, f"writing {data.num_rows} record(s)"):
+            result = write_table(path, data, operation, options)
+    except (HudiLogError, OSError) as e:
+        left = "" if existed or (Path(path) / ".hoodie").exists() else "; nothing was written and no table was left behind"
+        _fail(f"{error_message(e)}{left}", exit_code_for(e))
     if as_json:
         click.echo(json.dumps({
             "instant": result.instant, "action": result.action, "operation": result.operation,
@@ -186,5 +194,45 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
             "files": [s["path"] for s in result.write_stats], "rolled_back": result.rolled_back,
             "replaced_file_ids": result.replaced_file_ids}, indent=2))
     else:
+        for line in _rollbacks_done(path, result.rolled_back):  # Hudi's eager rollback of failed writes
+            click.echo(line)
         click.echo(f"{result.action} {result.instant}: {result.operation} — {result.num_inserts} inserts, "
                    f"{result.num_updates} updates, {result.num_deletes} deletes in {len(result.write_stats)} files")
+
+
+def _rollbacks_done(path, rollbacks: list[str]) -> list[str]:
+    """A line per rollback a write did on the way, naming the failed instant it undid."""
+    from ..table import HudiTable
+    timeline = HudiTable(path).timeline
+    out = []
+    for t in rollbacks:
+        inst = timeline.instant(t)
+        try:
+            undone = (timeline.commit_metadata(inst) if inst else {}).get("commitsRollback") or []
+        except HudiLogError:
+            undone = []
+        out.append(f"rolled back failed write {', '.join(undone) or '?'} (rollback {t})")
+    return out
+
+
+def validate_table_cli(table_path, files, as_json: bool) -> None:
+    """``validate --table PATH``: exit 0 intact, 1 damaged (each problem on a line), 2 not a table."""
+    from ..table.validate import validate_table
+    if table_path is None or files:
+        _fail("give log FILES or --table PATH (not both)")
+    try:
+        report = validate_table(table_path)
+    except HudiLogError as e:
+        _fail(str(e))
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        for p in report.problems:
+            click.echo(f"{p.path}: {p.kind.upper()}: {p.message}")
+        for n in report.notes:
+            click.echo(f"note: {n}")
+        state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
+        click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
+                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
+    sys.exit(report.code)

@@ -144,7 +144,9 @@ class LogBlock:
     def records(self, reader_schema: Mapping | None = None) -> list[dict[str, Any]]:
         """Records of an Avro data / CDC block (writer schema from SCHEMA), Parquet or HFile block."""
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
-            table = self.table()
+            # page CRCs checked (cheap beside making Python objects): a flipped bit inside a page would
+            # otherwise come back as a wrong value, as validate would not let it
+            table = self.table(verify_checksums=True)
             try:
                 return table.to_pylist()
             except Exception as e:  # damaged values surface only when converted (UTF-8, ranges)
@@ -186,7 +188,7 @@ class LogBlock:
         self._require(*grammar.RECORD_BLOCK_TYPES, BlockType.parquet_data_block, BlockType.hfile_data_block)
 
     def deletes(self):
-        """The deleted keys of a delete block (content version 3)."""
+        """The deleted keys of a delete block (content version 3: Avro; 1 and 2: Kryo, Hudi before 0.14)."""
         from .content.deletes import DeletePayloadError, decode_delete_payload
 
         self._require(BlockType.delete_block)
@@ -200,26 +202,30 @@ class LogBlock:
             except DeletePayloadError:
                 pass
         c = self._parse_content(HudiLog.DeleteContent)
+        payload = self.content()[8:8 + c.len_payload]
         if c.content_version != 3:
-            raise ContentError(
-                self.path, self.content_offset, "content_version",
-                f"delete content version {c.content_version} (Kryo) is kept as opaque bytes, not decoded",
-            )
+            from .content.deletes_kryo import decode_kryo_delete_payload
+
+            try:  # Hudi before 0.14: Kryo-serialized HoodieKey[] (1) or DeleteRecord[] (2)
+                return decode_kryo_delete_payload(c.content_version, payload)
+            except DeletePayloadError as e:
+                raise ContentError(self.path, self.content_offset + 8, "payload", str(e)) from e
         payload = self.content()[8:]
         try:
             return decode_delete_payload(payload)
         except DeletePayloadError as e:
             raise ContentError(self.path, self.content_offset + 8, "payload", str(e)) from e
 
-    def table(self):
-        """A Parquet data block's rows as a pyarrow Table."""
+    def table(self, verify_checksums: bool = False):
+        """A Parquet data block's rows as a pyarrow Table (``verify_checksums``: check the pages' CRCs
+        where the writer stored them, as validation does)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         self._require(BlockType.parquet_data_block)
         self._parse_content(HudiLog.ParquetContent)  # checks both magics
         try:
-            return pq.read_table(pa.BufferReader(self.content()))
+            return pq.read_table(pa.BufferReader(self.content()), page_checksum_verification=verify_checksums)
         except Exception as e:
             raise ContentError(self.path, self.content_offset, "parquet", str(e)) from e
 
@@ -277,7 +283,7 @@ class LogBlock:
         data = bytes(content)
         return cls(
             offset=-1, length=-1, format_version=grammar.CURRENT_FORMAT_VERSION,
-            block_type=grammar.block_type(block_type), header_entries=entries,
+            block_type=grammar.writable_block_type(grammar.block_type(block_type)), header_entries=entries,
             content_offset=0, content_length=len(data), _source=BytesSource(data),
         )
 

@@ -16,6 +16,8 @@ from kaitaistruct import BytesIO, KaitaiStream
 
 from hudi_log_generated.hudi_log import HudiLog
 
+from ..errors import CorruptBlockWriteError
+
 BlockType = HudiLog.BlockType
 HeaderKey = HudiLog.HeaderKey
 CommandBlockType = HudiLog.CommandBlockType
@@ -76,6 +78,15 @@ def header_key(name: str | HeaderKey) -> HeaderKey:
         raise ValueError(f"unknown header key {name!r}; known: {[header_key_name(k) for k in HeaderKey]}") from None
 
 
+def writable_block_type(block_type_: BlockType) -> BlockType:
+    """``block_type_``, unless it is CORRUPT_BLOCK: only a reader reports one (CorruptBlockWriteError)."""
+    if block_type_ == BlockType.corrupt_block:
+        raise CorruptBlockWriteError(
+            "CORRUPT_BLOCK is never written: only a reader reports a damaged span as one (HoodieLogBlockType)"
+        )
+    return block_type_
+
+
 def block_type(name: str | BlockType) -> BlockType:
     if isinstance(name, BlockType):
         return name
@@ -124,6 +135,13 @@ def write(obj, size: int) -> bytes:
     return io.to_byte_array()
 
 
+def map_entries(m: HudiLog.MetadataMap) -> tuple[tuple[HeaderKey, str], ...]:
+    """A parsed header/footer map's entries as (key, text). Values are UTF-8 as Java writes them;
+    one that is not raises UnicodeDecodeError (the reader reports the block as damaged rather than
+    keep a value it could not write back: Java would substitute U+FFFD)."""
+    return tuple((e.key, e.value.decode("utf-8")) for e in m.entries)
+
+
 def metadata_map(entries: Sequence[tuple[HeaderKey, str]], parent=None, root=None) -> tuple[HudiLog.MetadataMap, int]:
     """A header/footer map in the given entry order, and its size in bytes."""
     m = HudiLog.MetadataMap(None, parent, root)
@@ -133,10 +151,10 @@ def metadata_map(entries: Sequence[tuple[HeaderKey, str]], parent=None, root=Non
     for key, value in entries:
         e = HudiLog.MetadataEntry(None, m, root)
         e.key = key
-        e.value = value
-        e.value_length = len(value.encode("utf-8"))
+        e.value = value.encode("utf-8")
+        e.len_value = len(e.value)
         m.entries.append(e)
-        size += 8 + e.value_length
+        size += 8 + e.len_value
     return m, size
 
 
@@ -152,7 +170,7 @@ def avro_data_content(content_version: int, datums: Iterable[bytes]) -> bytes:
         r.len_datum = len(datum)
         c.records.append(r)
         size += 4 + r.len_datum
-    c.record_count = len(c.records)
+    c.num_records = len(c.records)
     return write(c, size)
 
 
@@ -170,7 +188,7 @@ def _probe_avro_layout() -> tuple[int, int, str]:
     # an empty content, and one record whose length is 1.
     empty = HudiLog.AvroDataContent(None, None, None)
     empty.content_version = CURRENT_AVRO_CONTENT_VERSION
-    empty.record_count = 0
+    empty.num_records = 0
     empty.records = []
     prefix = _write_unsized(empty)
     rec = HudiLog.AvroRecord(None, None, None)
@@ -236,6 +254,7 @@ def frame_block_parts(
     as given, the framing after it (a writer writes them one after the other)."""
     if not isinstance(block_type_, BlockType):
         raise ValueError(f"not a block type: {block_type_!r}")
+    writable_block_type(block_type_)
     head_map, foot_map = _map_bytes(header), _map_bytes(footer)
     content_length = sum(len(p) for p in content_parts)
     block_size = 4 + 4 + len(head_map) + 8 + content_length + len(foot_map) + 8
@@ -252,10 +271,8 @@ def delete_content(content_version: int, payload: bytes) -> bytes:
     c = HudiLog.DeleteContent(None, None, None)
     c.content_version = content_version
     c.len_payload = len(payload)
-    if content_version == 3:
-        c.payload = parse(HudiLog.DeleteRecordList, payload, c, None)
-    else:
-        c.payload = payload
+    cls = {1: HudiLog.KryoObjectArray, 2: HudiLog.KryoObjectArray, 3: HudiLog.DeleteRecordList}.get(content_version)
+    c.payload = parse(cls, payload, c, None) if cls is not None else payload
     return write(c, 8 + len(payload))
 
 
@@ -276,9 +293,9 @@ def serialize_block(
     b.format_version = format_version
     if format_version == 0:
         b.block_size = len(content)
-        b.content = content
+        b.legacy_content = content
         return write(b, FRAME_PREFIX + 4 + len(content))
-    b.block_type = block_type_
+    b.block_type = writable_block_type(block_type_)
     b.header, header_size = metadata_map(header, b, None)
     b.footer, footer_size = metadata_map(footer, b, None)
     b.content_length = len(content)

@@ -42,6 +42,7 @@ RULES = {
     "invalid-field": "a field inside the block is invalid (version, type, metadata or content length)",
     "garbage": "bytes that are neither a block nor the end of the file",
     "truncated-magic": "the file ends within a block magic",
+    "bad-first-magic": "the file does not start with a block magic (its first block's magic is damaged)",
 }
 _TRUNCATION_RULES = {"size-unreadable", "past-eof", "truncated-magic"}
 
@@ -178,10 +179,18 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
             "invalid-field", "footer", footer_at + fio.pos(),
             f"{region - fio.pos()} bytes between the footer and the reverse pointer",
         )
+    try:
+        header_entries = grammar.map_entries(header)
+    except UnicodeDecodeError as e:
+        return _Damage("invalid-field", "header", start + 12, f"a header value is not UTF-8: {e}")
+    try:
+        footer_entries = grammar.map_entries(footer)
+    except UnicodeDecodeError as e:
+        return _Damage("invalid-field", "footer", footer_at, f"a footer value is not UTF-8: {e}")
     return (
         block_type,
-        tuple((e.key, e.value) for e in header.entries),
-        tuple((e.key, e.value) for e in footer.entries),
+        header_entries,
+        footer_entries,
         content_offset,
         content_length,
     )
@@ -271,15 +280,24 @@ def _raise(src: Source, d: _Damage) -> None:
     raise cls(src.path, d.offset, d.field, d.detail)
 
 
-def scan(src: Source, strict: bool = False) -> Iterator[LogBlock]:
-    """Blocks of ``src`` in file order, damaged spans as corrupt blocks (or errors when strict)."""
+def scan(src: Source, strict: bool = False, resync: bool = False) -> Iterator[LogBlock]:
+    """Blocks of ``src`` in file order, damaged spans as corrupt blocks (or errors when strict).
+
+    ``resync``: a file that does not start with the magic is read from its next magic on, the bytes
+    before it one damaged span (rule ``bad-first-magic``), as recovery tools want; Hudi's reader (and
+    the default) refuses such a file. Without any magic it is not a log file either way.
+    """
     size = src.size
     if size == 0:
         return
     first = src.read(0, len(MAGIC))
-    if first != MAGIC[: len(first)]:
-        raise NotALogFileError(src.path, 0, "magic", f"expected {MAGIC!r}, found {first!r}: not a Hudi log file")
     pos = 0
+    if first != MAGIC[: len(first)]:
+        nxt = _next_magic(src, 1) if resync and not strict else size
+        if nxt >= size:
+            raise NotALogFileError(src.path, 0, "magic", f"expected {MAGIC!r}, found {first!r}: not a Hudi log file")
+        yield _corrupt(src, 0, nxt, "bad-first-magic", f"{nxt} bytes before the first block magic", None)
+        pos = nxt
     while pos < size:
         head = src.read(pos, len(MAGIC))
         torn = head == MAGIC and _torn_magic(src, pos)
@@ -313,15 +331,15 @@ def scan(src: Source, strict: bool = False) -> Iterator[LogBlock]:
         pos = end
 
 
-def open_log(path_or_file: PathOrFile, strict: bool = False) -> Iterator[LogBlock]:
+def open_log(path_or_file: PathOrFile, strict: bool = False, resync: bool = False) -> Iterator[LogBlock]:
     """The blocks of a log file, in file order, with content loaded on demand.
 
     ``path_or_file``: a path, a seekable binary file or bytes. Damaged spans come back as
     blocks with ``corrupt=True`` (Hudi's CORRUPT_BLOCK); with ``strict=True`` the first damage
     raises TruncatedLogError or CorruptBlockError instead. A file that does not start with the
-    magic raises NotALogFileError either way.
+    magic raises NotALogFileError either way, unless ``resync`` (see :func:`scan`).
     """
-    return scan(open_source(path_or_file), strict=strict)
+    return scan(open_source(path_or_file), strict=strict, resync=resync)
 
 
 def read_reverse(path_or_file: PathOrFile) -> Iterator[LogBlock]:

@@ -21,7 +21,8 @@ def register(spark) -> None:
     from .blocks import BlocksDataSource
 
     spark.dataSource.register(BlocksDataSource)
-    # the hudi_log reader prunes partitions in pushFilters, which Spark calls only when this is on
+    # Spark refuses a reader with pushFilters unless this is on; where a pushdown's plan would leak into the
+    # DataFrame's later scans, the hudi_log reader's pushFilters narrows nothing (hudi_log.spark.source)
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     try:
         from .source import HudiDataSource

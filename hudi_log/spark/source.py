@@ -7,19 +7,37 @@ Read::
          .option("as.of.instant", "20250101000000000")              # time travel (snapshot)
          .option("hoodie.datasource.read.begin.instanttime", T1)    # incremental: (T1, T2]
          .option("hoodie.datasource.read.end.instanttime", T2)
+         .option("hudi_log.read.strict", "true")                   # a missing or damaged committed file fails
          .load(path)
+
+Options the chosen query does not take (``as.of.instant`` with an incremental query, the begin / end
+instants with a snapshot) and malformed times are refused (:mod:`hudi_log.table.read.instants`).
 
 The table is planned once on the driver (:meth:`hudi_log.table.read.query.HudiTable.plan`): the schema, with
 the ``_hoodie_*`` meta columns first, is the plan's; each input partition is one file slice, or a group
 of small ones; each is merged in a Python worker by :func:`hudi_log.table.read.query.read_slice` and handed to
 Spark as Arrow record batches. Filters on partition columns (``=``, ``<``, ``<=``, ``>``, ``>=``,
-``IN``) prune file slices at planning time; Spark still applies every filter to the rows.
+``IN``) prune file slices at planning time. The same comparisons on other top-level columns of exact
+types (integers, strings, booleans, dates) are applied to each slice's merged rows in the worker, so rows
+Spark would drop are not sent to it; never before the merge, where a log record can still change the value
+(Hudi's own readers push filters into the merged file group reader for the same reason). Spark still
+applies every filter to the rows: the pushdown only ever sends fewer rows, never decides alone. Floats stay
+with Spark (its NaN is equal to itself and above every number; Arrow's comparisons say false), and so do
+timestamps and decimals, whose Python values Spark hands over in other units and zones. The Python data
+source API of PySpark 4 has no column pruning, so every column is read.
 
-Write: see :mod:`hudi_log.spark.sink`.
+Both happen only on a Spark that keeps a pushdown's read plan with its own scan (:func:`scan_scoped_pushdown`).
+Spark up to 4.3 keeps it on the data source that every scan of one DataFrame shares, so after
+``df.where("city = 'x'").count()`` a plain ``df.count()`` read the narrowed slices again and counted only
+city x's rows. There, filters stay with Spark alone and every slice is read.
+
+Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``) and
+:mod:`hudi_log.spark.stream_source` (``readStream``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 import pyarrow as pa
@@ -42,6 +60,8 @@ QUERY_TYPE = "hoodie.datasource.query.type"
 AS_OF = "as.of.instant"
 BEGIN = "hoodie.datasource.read.begin.instanttime"
 END = "hoodie.datasource.read.end.instanttime"
+#: "true": a missing or damaged committed file fails the read (IntegrityError) instead of a warning
+STRICT = "hudi_log.read.strict"
 #: file slices smaller than this are grouped into one input partition (up to this many bytes)
 TARGET_PARTITION_BYTES = 32 << 20
 MAX_SLICES_PER_PARTITION = 64
@@ -49,6 +69,9 @@ MAX_SLICES_PER_PARTITION = 64
 BATCH_ROWS = 65536
 
 _OPS = {EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<", LessThanOrEqual: "<="}
+#: column types whose comparisons Arrow makes exactly as Spark does
+_ROW_FILTER_TYPES = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string, pa.types.is_boolean,
+                     pa.types.is_date)
 
 
 class HudiReadError(TableError):
@@ -56,12 +79,15 @@ class HudiReadError(TableError):
 
 
 def read_args(options) -> dict:
-    """``HudiTable.plan`` arguments from Hudi's read option names."""
+    """``HudiTable.plan`` arguments from Hudi's read option names. An option the query does not take, or
+    a time that is not an instant, is an error naming the option (hudi_log.table.read.instants)."""
+    from ..table.read.instants import query_arguments
+
+    where = options.get("path") or "<options>"
     query = (options.get(QUERY_TYPE) or "snapshot").lower()
-    args = {"query": query, "as_of": options.get(AS_OF), "begin": options.get(BEGIN), "end": options.get(END)}
-    if query == "incremental" and not args["begin"]:
-        raise HudiReadError(options.get("path") or "<options>", f"an incremental query needs option {BEGIN}")
-    return args
+    names = {"as_of": f"option {AS_OF}", "begin": f"option {BEGIN}", "end": f"option {END}"}
+    args = query_arguments(where, query, options.get(AS_OF), options.get(BEGIN) or None, options.get(END), names)
+    return {"query": query, **args}
 
 
 def _plan(options, filters=()):
@@ -70,7 +96,8 @@ def _plan(options, filters=()):
     path = options.get("path")
     if not path:
         raise HudiReadError("<options>", "give the table path: spark.read.format('hudi_log').load(path)")
-    return HudiTable(path).plan(**read_args(options), filters=list(filters) or None)
+    strict = str(options.get(STRICT) or "false").lower() == "true"
+    return HudiTable(path).plan(**read_args(options), filters=list(filters) or None, strict=strict)
 
 
 def spark_arrow_schema(schema: pa.Schema):
@@ -82,17 +109,37 @@ def spark_arrow_schema(schema: pa.Schema):
     return st, to_arrow_schema(st, timezone="UTC")
 
 
+def _as_plan_filter(f) -> tuple | None:
+    attr = getattr(f, "attribute", ())
+    if len(attr) != 1:
+        return None
+    if isinstance(f, In):
+        return (attr[0], "in", list(f.value))
+    if type(f) in _OPS:
+        return (attr[0], _OPS[type(f)], f.value)
+    return None
+
+
 def partition_filters(filters, partition_fields) -> list[tuple]:
     """The pushed Spark filters that name a top-level partition column, as plan filters."""
+    return [pf for pf in map(_as_plan_filter, filters) if pf is not None and pf[0] in partition_fields]
+
+
+def row_filters(filters, schema: pa.Schema) -> list[tuple]:
+    """The pushed Spark filters a slice can apply to its merged rows exactly as Spark would (see the module
+    docstring for the types left to Spark), as plan filters."""
     out = []
-    for f in filters:
-        attr = getattr(f, "attribute", ())
-        if len(attr) != 1 or attr[0] not in partition_fields:
+    for pf in map(_as_plan_filter, filters):
+        if pf is None or pf[0] not in schema.names:
             continue
-        if isinstance(f, In):
-            out.append((attr[0], "in", list(f.value)))
-        elif type(f) in _OPS:
-            out.append((attr[0], _OPS[type(f)], f.value))
+        typ = schema.field(pf[0]).type
+        if not any(is_type(typ) for is_type in _ROW_FILTER_TYPES):
+            continue
+        try:
+            pa.array(pf[2] if pf[1] == "in" else [pf[2]], type=typ)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+            continue  # a value of another type (Spark casts it): left to Spark
+        out.append(pf)
     return out
 
 
@@ -102,6 +149,24 @@ class SlicesPartition(InputPartition):
         self.tasks = tasks
 
 
+def scan_scoped_pushdown() -> bool:
+    """True when this PySpark keeps what ``pushFilters`` planned with the one scan it was planned for. Up to 4.3
+    Spark stores it on the shared ``PythonDataSourceV2`` (its ``readInfo``) and reuses it for the DataFrame's
+    later scans; the change that moved it to the scan builder (SPARK-58551) also brought
+    ``DataSourceReader.pushLimit``, which tells the versions apart in the Python worker."""
+    return hasattr(DataSourceReader, "pushLimit")
+
+
+def jvm_scan_scoped_pushdown(spark) -> bool:
+    """The same question asked of the running JVM: does ``PythonScanBuilder`` hold the read plan itself?"""
+    try:
+        cls = spark._jvm.java.lang.Class.forName(
+            "org.apache.spark.sql.execution.datasources.v2.python.PythonScanBuilder")
+        return any(f.getName() == "readInfo" for f in cls.getDeclaredFields())
+    except Exception:  # py4j errors, Spark Connect without a JVM: take the safe answer
+        return False
+
+
 class HudiReader(DataSourceReader):
     def __init__(self, options, plan):
         self.options = options
@@ -109,6 +174,13 @@ class HudiReader(DataSourceReader):
 
     def pushFilters(self, filters):
         filters = list(filters)
+        if scan_scoped_pushdown():
+            self.narrow(filters)
+        # every filter stays with Spark: the slices only ever send fewer rows
+        return filters
+
+    def narrow(self, filters) -> None:
+        """Prune the plan's slices by the partition filters and hand the exact row filters to the slices."""
         from ..table.properties import read_properties
 
         pfields = read_properties(self.options["path"]).partition_fields
@@ -118,8 +190,9 @@ class HudiReader(DataSourceReader):
             # keep the planned schema; only the slice list narrows
             self.plan.tasks = [t for t in self.plan.tasks
                                if (t.partition, t.file_id) in {(p.partition, p.file_id) for p in pruned.tasks}]
-        # every filter stays with Spark: pruning drops whole slices only, rows are still filtered there
-        return filters
+        rows = row_filters(filters, self.plan.context.table_schema)
+        if rows:
+            self.plan.context = replace(self.plan.context, filters=self.plan.context.filters + tuple(rows))
 
     def partitions(self):
         tasks = [(t, t.size) for t in self.plan.tasks]
@@ -158,9 +231,21 @@ class HudiDataSource(DataSource):
         return spark_arrow_schema(self._read_plan().schema)[0]
 
     def reader(self, schema) -> HudiReader:
-        return HudiReader(self.options, self._read_plan())
+        plan = self._read_plan()
+        # a copy: pushFilters narrows the reader's plan, never the data source's (a DataFrame is re-queried)
+        return HudiReader(self.options, replace(plan, tasks=list(plan.tasks)))
 
     def writer(self, schema, overwrite: bool):
         from .sink import HudiWriter
 
         return HudiWriter(self.options, schema, overwrite)
+
+    def streamWriter(self, schema, overwrite: bool):
+        from .stream_sink import HudiStreamWriter
+
+        return HudiStreamWriter(self.options, schema, overwrite)
+
+    def streamReader(self, schema):
+        from .stream_source import HudiStreamReader
+
+        return HudiStreamReader(self.options, schema)

@@ -1,4 +1,4 @@
-"""Errors of table writes. All derive from TableError (and so HudiLogError) and name the table."""
+"""Errors of table reads and writes. All derive from TableError (and so HudiLogError) and name the table."""
 
 from __future__ import annotations
 
@@ -11,6 +11,15 @@ class WriteError(TableError):
 
 class RecordKeyError(WriteError):
     """A record has no record key (null or empty key field) or lacks a key / partition column."""
+
+
+class TableMismatchError(TableError):
+    """The table exists with another type, version, name or key than the write asked for."""
+
+
+class UnsupportedKeyGeneratorError(TableMismatchError):
+    """The table (or the write) uses a key generator or key setting hudi-log does not compute as Java does;
+    writing would put keys where Java would not look for them, so nothing is written."""
 
 
 class SchemaEvolutionError(WriteError):
@@ -47,3 +56,26 @@ class LockError(ConcurrencyError):
 class InstantLostError(ConcurrencyError):
     """This writer's own instant was rolled back by another process, or its heartbeat expired so that
     another process may roll it back: it is not completed."""
+
+
+class QueryError(TableError):
+    """A query cannot run as asked (bad query type or bounds)."""
+
+
+class InstantArgumentError(QueryError):
+    """An instant argument (``as_of``, ``begin``, ``end``, an ``--instant``) is not a time Hudi reads, or
+    names an option the chosen query does not take."""
+
+
+class TimeTravelError(QueryError):
+    """A time travel Apache Hudi refuses (``TimelineUtils.validateTimestampAsOf``): at or after the first
+    incomplete commit, or before the earliest commit the last clean retained."""
+
+
+class IntegrityError(TableError):
+    """A completed commit's file is missing or damaged: a read would return a wrong answer. ``path`` is
+    the file, ``instant`` the commit that names it."""
+
+    def __init__(self, path, message: str, instant: str | None = None):
+        self.instant = instant
+        super().__init__(path, message)

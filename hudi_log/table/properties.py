@@ -207,7 +207,9 @@ class TableProperties(Mapping):
 
     @property
     def partition_fields(self) -> list[str]:
-        return _split(self._props.get("hoodie.table.partition.fields", ""))
+        """The partition columns; a version-8+ Custom key generator's ``field:type`` entries give their field
+        (``HoodieTableConfig.getPartitionFields``)."""
+        return [f.split(":")[0].strip() for f in _split(self._props.get("hoodie.table.partition.fields", ""))]
 
     @property
     def ordering_fields(self) -> list[str]:

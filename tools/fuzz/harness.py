@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -91,7 +90,7 @@ def _fields_of(b: LogBlock) -> list[tuple[str, int, int]]:
     for i, (_k, v) in enumerate(b.header_entries):
         n = len(v.encode("utf-8"))
         f.append((f"header[{i}].key", pos, 4))
-        f.append((f"header[{i}].value_length", pos + 4, 4))
+        f.append((f"header[{i}].len_value", pos + 4, 4))
         # only the edges of a value are framing-relevant; a flip deep inside a schema is content
         f.append((f"header[{i}].value", pos + 8, min(n, 8)))
         pos += 8 + n

@@ -60,20 +60,19 @@ from ...format.content import avro_columnar  # noqa: F401  (loads polars with th
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
+from .instants import query_arguments, validate_as_of
+from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
 from .merge import NotVectorizable, merge_slice
-from ..properties import TableError, read_properties
+from ..errors import QueryError
+from ..properties import read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
-from ..timeline.timeline import Timeline
+from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
 META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
                 "_hoodie_file_name")
 _DEFAULT_PARTITIONS = {"__HIVE_DEFAULT_PARTITION__", "default"}
-
-
-class QueryError(TableError):
-    """A query cannot run as asked (bad query type or bounds)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +109,9 @@ class ReadContext:
     columns: tuple[str, ...] | None = None
     filters: tuple[tuple, ...] = ()
     commit_times: frozenset[str] | None = None  # incremental, table version ≥ 8: the instants in range
+    strict: bool = False  # damage to committed files raises IntegrityError instead of a warning (.integrity)
+    log_extents: tuple[tuple[str, int, str], ...] = ()  # (log file name, committed extent, commit)
+    reported: frozenset[str] = frozenset()  # files the plan already reported
 
     @property
     def schema(self) -> pa.Schema:
@@ -144,21 +146,31 @@ class HudiTable:
         if as_of is None:
             latest = self.timeline.latest_completed_commit()
             return latest.requested_time if latest else None
-        return _normalise_instant(as_of)
+        return as_of
 
     def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-             filters=None) -> ReadPlan:
-        """The slices to read for a query, and the result's schema (no slice data is read)."""
+             filters=None, *, validate: bool = True, strict: bool = False) -> ReadPlan:
+        """The slices to read for a query, and the result's schema (no slice data is read).
+
+        Instant arguments are checked first (:mod:`.instants`): a malformed time, an option the query
+        does not take and a time travel Hudi refuses raise :class:`~hudi_log.table.errors.QueryError`.
+        ``validate=False`` is for the table services, which plan as of a completed instant of their own.
+        A committed file found missing or damaged (:mod:`.integrity`) is a warning, or with ``strict`` an
+        :class:`~hudi_log.table.errors.IntegrityError`.
+        """
         if query not in QUERY_TYPES:
             raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
         props = self.properties
+        args = query_arguments(self.path, query, as_of, begin, end, check=validate)
+        as_of, begin, end = args["as_of"], args["begin"], args["end"]
+        if validate and as_of is not None:
+            validate_as_of(self.timeline, as_of)
         commit_times = None
         if query == "incremental":
             if begin is None:
                 raise QueryError(self.path, "an incremental query needs begin")
             if props.version >= 8:
-                commit_times, bound = self._completed_between(_normalise_instant(begin),
-                                                              None if end is None else _normalise_instant(end))
+                commit_times, bound = self._completed_between(begin, end)
             else:
                 bound = self._bound(end)
         else:
@@ -168,12 +180,12 @@ class HudiTable:
         for f in flts:
             _check_filter(f)
         base_ctx = dict(table_path=str(self.path), query=query, bound=bound,
-                        begin=_normalise_instant(begin) if begin is not None else None,
+                        begin=begin,
                         table_version=props.version, ordering_fields=tuple(props.ordering_fields),
                         merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
                         completed=frozenset(self.timeline.completed_commit_times()),
-                        timeline_start=min((i.requested_time for i in self.timeline.instants), default=None),
-                        columns=cols, filters=flts, commit_times=commit_times)
+                        timeline_start=self._scan_start(),
+                        columns=cols, filters=flts, commit_times=commit_times, strict=strict)
         if bound is None:  # no completed commit yet: an empty table
             ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
             _check_columns(ctx, cols, flts)
@@ -181,15 +193,30 @@ class HudiTable:
         for inst in self.timeline.completed_commits():  # a corrupt commit file is an error naming it
             if inst.requested_time <= bound:
                 self.timeline.commit_metadata(inst)
+        merge_logs = query != "read_optimized" and props.is_mor
+        # every read, the services' too (a compaction of damaged slices would make the loss permanent)
+        findings = missing_or_short_files(self.path, self.timeline, bound)
+        report(findings, strict)
+        base_ctx.update(reported=frozenset(f.path for f in findings),
+                        log_extents=committed_log_extents(self.timeline) if merge_logs else ())
         fs = self.view(bound)
         slices = fs.latest_file_slices()
-        merge_logs = query != "read_optimized" and props.is_mor
         ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
         _check_columns(ctx, cols, flts)
         tasks = [SliceTask.of(s, merge_logs) for s in slices]
         tasks = [t for t in tasks if t.base_file or t.log_files]
         tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
         return ReadPlan(ctx, tasks)
+
+    def _scan_start(self) -> str | None:
+        """Where the scanner's "archived" range ends: the first completed write instant (Java's
+        ``containsOrBeforeTimelineStarts`` on the completed commits timeline), or an older pending write
+        (Java also skips blocks of inflight instants). Not the oldest instant of any action: a clean or
+        rollback older than archived commits would otherwise hide their blocks."""
+        starts = [self.timeline.timeline_start()]
+        starts += [i.requested_time for i in self.timeline.pending() if i.action in WRITE_ACTIONS][:1]
+        starts = [t for t in starts if t is not None]
+        return min(starts) if starts else None
 
     def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
         """Write instants completed in (begin, end] (completion times), and the last one's requested time."""
@@ -269,8 +296,11 @@ class HudiTable:
                 return True
         return False
 
-    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None) -> pa.Table:
-        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters))
+    def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None,
+             strict: bool = False) -> pa.Table:
+        """Plan (instant arguments checked) and read every slice."""
+        return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+                                   strict=strict))
 
 
 def _plain_partition_paths(props) -> bool:
@@ -418,7 +448,14 @@ def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
     return MergedLogScanner(
         task.log_files, table_version=ctx.table_version, ordering_fields=list(ctx.ordering_fields),
         merge_mode=ctx.merge_mode, latest_instant=ctx.bound, completed_instants=set(ctx.completed),
-        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields))
+        timeline_start=ctx.timeline_start, key_fields=list(ctx.key_fields),
+        on_corrupt=_corrupt_check(ctx) if ctx.log_extents else None)
+
+
+def _corrupt_check(ctx: ReadContext):
+    extents = {name: (size, inst) for name, size, inst in ctx.log_extents}
+    return lambda path, block: check_corrupt_block(path, block.offset, block.length, extents, ctx.strict,
+                                                   ctx.reported)
 
 
 def _slice_rows(ctx: ReadContext, task: SliceTask, base: pa.Table | None) -> list[dict]:
@@ -460,14 +497,6 @@ def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
     if ctx.columns:
         table = table.select(list(ctx.columns))
     return table
-
-
-def _normalise_instant(t) -> str:
-    s = str(t).strip()
-    if s.isdigit():
-        return s
-    # "2025-03-31 03:06:42.808" style → 20250331030642808
-    return "".join(c for c in s if c.isdigit())
 
 
 def _meta_first_schema(s: pa.Schema) -> pa.Schema:
@@ -514,6 +543,8 @@ def _mask(arr, op: str, val):
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-               filters=None) -> pa.Table:
-    """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first)."""
-    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters)
+               filters=None, strict: bool = False) -> pa.Table:
+    """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first). A committed file found missing or
+    damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`)."""
+    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+                                strict=strict)

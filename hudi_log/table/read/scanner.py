@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
 from ...format.reader import open_log
 from ...format.grammar import BlockType
@@ -141,8 +141,9 @@ class MergedLogScanner:
     def __init__(self, log_files: Iterable, *, table_version: int, ordering_fields: list[str],
                  merge_mode: str = EVENT_TIME, latest_instant: str | None = None,
                  completed_instants: set[str] | None = None, timeline_start: str | None = None,
-                 key_fields: list[str] | None = None):
+                 key_fields: list[str] | None = None, on_corrupt=None):
         self.log_files = list(log_files)
+        self.on_corrupt = on_corrupt  # called (path, block) for each damaged span met (read.integrity)
         self.table_version = table_version
         self.ordering_fields = list(ordering_fields)
         self.merge_mode = merge_mode if ordering_fields or merge_mode != EVENT_TIME else COMMIT_TIME
@@ -213,6 +214,8 @@ class MergedLogScanner:
                 self.stats.blocks += 1
                 if block.corrupt or block.block_type == BlockType.corrupt_block:
                     self.stats.corrupt_blocks += 1
+                    if self.on_corrupt is not None:
+                        self.on_corrupt(path, block)
                     events.append((block, "corrupt"))
                     continue
                 bt = block.block_type

@@ -9,6 +9,7 @@ policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
   base instant is older than the ECTR, unless it is the group's latest slice, or the latest slice older
   than the ECTR (a query reading as of the ECTR still needs it), or a pending compaction of the group
   still needs it (base instant ≥ the planned operation's base instant).
+* A slice holding a file some savepoint lists is never deleted (``CleanPlanner``'s savepointed files).
 * File groups replaced (insert_overwrite, clustering) by a replacecommit older than the ECTR are deleted
   whole.
 * The timeline: ``{ts}.clean.requested`` and ``{ts}.clean.inflight`` hold a ``HoodieCleanerPlan`` (Avro,
@@ -37,6 +38,7 @@ from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .rollback import rollback_failed_writes
+from .savepoint import savepointed_files
 from ..view.file_system_view import parse_base_file_name, parse_log_file_name
 from ..timeline.pending import pending_plans
 from ..properties import TableError
@@ -169,6 +171,7 @@ def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, d
     pending_ops = {(op.partition, op.file_id): op.base_instant
                    for plan in pending_compactions(table).values() for op in plan.operations}
     view = table.view()
+    kept = savepointed_files(timeline)
     out: dict[str, list[str]] = {}
 
     def add(partition, path: Path):
@@ -187,6 +190,9 @@ def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, d
                 needed = pending_ops.get((partition, g.file_id))
                 if needed is not None and s.base_instant >= needed:
                     continue
+                names = {f.path.name for f in ([s.base_file] if s.base_file else []) + list(s.log_files)}
+                if names & kept.get(partition, set()):
+                    continue  # a savepoint keeps the slice
                 if s.base_instant < e:
                     if s.base_file is not None:
                         add(partition, s.base_file.path)
@@ -204,7 +210,7 @@ def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, d
             continue
         for p in sorted(folder.iterdir()):
             f = parse_base_file_name(p) or parse_log_file_name(p)
-            if f is not None and f.file_id in ids:
+            if f is not None and f.file_id in ids and p.name not in kept.get(partition, set()):
                 add(partition, p)
     return ectr, {p: sorted(set(v)) for p, v in out.items() if v}
 

@@ -367,7 +367,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
     schema = current_schema(table.properties, table.timeline)
     if schema is None:
         raise CompactionError(table.path, "the table has no schema to write base files with")
-    ctx = table.plan(query="snapshot", as_of=bound).context
+    ctx = table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
     stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
     by_partition: dict[str, list] = {}
     for s in stats:
@@ -382,11 +382,64 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
                        num_deletes=sum(s["numDeletes"] for s in stats))
 
 
-def compact(path, options: Mapping | None = None) -> WriteResult | None:
-    """Schedule a compaction and run it; None when there was nothing to compact."""
-    _bloom_options(HudiTable(path), options)  # refused before a plan is written
+def compact_all(path, options: Mapping | None = None) -> list[WriteResult]:
+    """Run every pending compaction, oldest first (Hudi's ``compaction run`` takes the earliest pending
+    plan), then schedule a new one and run it: every compaction completed, in order (empty: nothing to
+    compact). A pending compaction a live process is running (fresh heartbeat) is left to it."""
+    _bloom_options(HudiTable(path), options)  # refused before a plan is written or run
+    config = concurrency_config(options)
+    done = []
+    for instant in sorted(pending_compactions(path)):
+        if not is_expired(Path(path), instant, config):
+            continue
+        try:
+            done.append(run_compaction(path, instant, options))
+        except ConcurrentWriterError:  # another process took it between the check and the lock
+            continue
     instant = schedule_compaction(path, options)
-    return None if instant is None else run_compaction(path, instant, options)
+    if instant is not None:
+        done.append(run_compaction(path, instant, options))
+    return done
+
+
+def compact(path, options: Mapping | None = None) -> WriteResult | None:
+    """:func:`compact_all`, answering with the last compaction it completed (None: nothing to compact)."""
+    done = compact_all(path, options)
+    return done[-1] if done else None
+
+
+@dataclass(frozen=True)
+class CompactionInfo:
+    """A compaction on the active timeline, for listing: its plan and state (REQUESTED, INFLIGHT or
+    COMPLETED; a completed one keeps its ``.compaction.requested`` plan until archival)."""
+    instant: str
+    state: str
+    plan: CompactionPlan | None  # None: the plan file cannot be read
+    completion_time: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        ops = self.plan.operations if self.plan else ()
+        return {"instant": self.instant, "state": self.state, "completion_time": self.completion_time,
+                "file_groups": len(ops), "log_files": sum(len(o.log_files) for o in ops), "error": self.error,
+                "operations": [{"partition": o.partition, "file_id": o.file_id, "base_instant": o.base_instant,
+                                "base_file": o.base_file, "log_files": list(o.log_files)} for o in ops]}
+
+
+def list_compactions(path) -> list[CompactionInfo]:
+    """Every compaction whose plan is on the active timeline, oldest first."""
+    table = path if isinstance(path, HudiTable) else HudiTable(path)
+    out = []
+    for inst in table.timeline.instants:
+        req = table.timeline.folder / f"{inst.requested_time}.{COMPACTION}.requested"
+        if inst.action not in (COMPACTION, COMMIT) or not req.is_file():
+            continue
+        try:
+            plan, error = read_compaction_plan(req), None
+        except (CompactionError, OSError) as e:
+            plan, error = None, str(e)
+        out.append(CompactionInfo(inst.requested_time, inst.state, plan, inst.completion_time, error))
+    return out
 
 
 def read_compaction_plan(path) -> CompactionPlan:
@@ -395,5 +448,6 @@ def read_compaction_plan(path) -> CompactionPlan:
     return CompactionPlan.from_bytes(p.name.split(".", 1)[0], p.read_bytes(), p)
 
 
-__all__ = ["CompactionError", "CompactionOperation", "CompactionPlan", "compact", "pending_compactions",
+__all__ = ["CompactionError", "CompactionInfo", "CompactionOperation", "CompactionPlan", "compact", "compact_all",
+           "list_compactions", "pending_compactions",
            "plan_operations", "read_compaction_plan", "run_compaction", "schedule_compaction"]

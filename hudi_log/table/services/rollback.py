@@ -45,9 +45,10 @@ from ..view.file_system_view import list_partitions, parse_base_file_name, parse
 from ..markers import delete_markers, delete_work_dir, read_markers
 from ..properties import TableProperties, read_properties
 from ..timeline.timeline import (
-    CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
-    TimelineError, read_instant_metadata,
+    COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
+    TimelineError,
 )
+from ..timeline.pending import incomplete_commits
 from ..timeline.writer import TimelineWriteError, TimelineWriter
 from ..errors import ConcurrentWriterError, RollbackError
 
@@ -177,25 +178,24 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
     return done
 
 
-def _pending_is_clustering(timeline: Timeline, inst: Instant) -> bool:
-    """A pending clustering: the ``clustering`` action (layout 2), or a replace commit whose requested
-    file holds a clustering plan (layout 1, ``operationType`` CLUSTER)."""
-    if inst.action == CLUSTERING:
-        return True
-    if inst.action != REPLACE_COMMIT:
-        return False
-    try:
-        md = read_instant_metadata(timeline.folder / f"{inst.requested_time}.{REPLACE_COMMIT}.requested")
-    except TimelineError:
-        return False
-    return isinstance(md, dict) and md.get("operationType") == "CLUSTER"
+def undo_instant_files(table_path: Path, props: TableProperties, target: Instant, rb_instant: str) -> dict:
+    """Undo the files ``target`` (pending or completed) wrote, as one rollback ``rb_instant`` of a restore
+    does (Java's restore runs its rollbacks without publishing them): the same plan and execution as
+    :func:`rollback`; returns the ``HoodieRollbackMetadata`` the restore records for it."""
+    started = time.time()
+    plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+    result = _execute(table_path, props, plan, rb_instant)
+    delete_markers(table_path, target.requested_time)
+    return {"startRollbackTime": rb_instant, "timeTakenInMillis": int((time.time() - started) * 1000),
+            "totalFilesDeleted": result["totalFilesDeleted"], "commitsRollback": [target.requested_time],
+            "partitionMetadata": result["partitionMetadata"], "version": 1,
+            "instantsRollback": [{"commitTime": target.requested_time, "action": target.action}]}
 
 
 def failed_write_candidates(timeline: Timeline) -> list[Instant]:
     """Pending instants a failed-writes rollback may take (Java's commits timeline, less compaction and
     clustering): commits, delta commits and replace commits."""
-    return [i for i in timeline.pending()
-            if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT) and not _pending_is_clustering(timeline, i)]
+    return incomplete_commits(timeline)
 
 
 def rollbacks_of(timeline: Timeline, instant: str) -> list[Instant]:

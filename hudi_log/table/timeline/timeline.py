@@ -7,8 +7,10 @@ File names (Apache Hudi ``InstantFileNameGenerator``/``InstantFileNameParser`` v
 * Specials: a commit's inflight is ``{ts}.inflight``; compaction and log compaction complete as
   ``commit``/``deltacommit`` (``{ts}.compaction.requested`` → ``{ts}.commit``); clustering
   (layout 2) is ``{ts}.clustering.requested/.inflight`` and completes as ``replacecommit``.
-* Archived (``archived/``) and LSM history (``timeline/history``) instants are ignored: reads use
-  the active timeline only, as Hudi's readers do.
+* Archived (``archived/``) and LSM history (``timeline/history``) instants are not listed: reads use
+  the active timeline, as Hudi's readers do, and take a write instant older than the first completed one
+  as committed (Java's ``containsOrBeforeTimelineStarts``), so archived slices stay readable.
+* A savepoint has the time of the commit it keeps: instants are keyed by (time, action), as Java's are.
 
 Instants are ordered as Hudi's ``InstantComparator`` does: requested time, then state
 (requested < inflight < completed); a compaction/clustering instant compares as its completed action.
@@ -85,6 +87,11 @@ class Instant:
                 "completion_time": self.completion_time, "file": self.file_name}
 
 
+def comparable_action(action: str) -> str:
+    """The action an instant completes as (Java's ``HoodieInstant.getComparableAction``)."""
+    return _COMPLETES_AS.get(action, action)
+
+
 def parse_instant_file_name(name: str, path: Path | None = None) -> Instant | None:
     """The instant a timeline file name stands for, or None for files that are not instants."""
     m = _COMPLETED_V2.match(name)
@@ -120,10 +127,11 @@ class Timeline:
                         if inst.is_completed and inst.completion_time is None:
                             inst = replace(inst, completion_time=_mtime_instant(p, utc))
                         self.all_files.append(inst)
-        # latest state of each requested time
-        latest: dict[str, Instant] = {}
+        # latest state of each (requested time, action): a savepoint shares its commit's time, as
+        # Java's timeline keys instants by time and (comparable) action
+        latest: dict[tuple[str, str], Instant] = {}
         for inst in sorted(self.all_files, key=Instant.sort_key):
-            latest[inst.requested_time] = inst
+            latest[(inst.requested_time, _COMPLETES_AS.get(inst.action, inst.action))] = inst
         self.instants: list[Instant] = sorted(latest.values(), key=Instant.sort_key)
         self._metadata_cache: dict[str, dict] = {}
 
@@ -143,6 +151,15 @@ class Timeline:
 
     def pending_commit_times(self) -> set[str]:
         return {i.requested_time for i in self.pending() if i.action in WRITE_ACTIONS}
+
+    def timeline_start(self) -> str | None:
+        """The first completed write instant: Java's ``isBeforeTimelineStarts`` takes every instant before
+        it as committed (archived), which is how slices written by archived instants stay visible."""
+        c = self.completed_commits()
+        return c[0].requested_time if c else None
+
+    def savepoints(self) -> list[Instant]:
+        return [i for i in self.completed() if i.action == SAVEPOINT]
 
     def latest_completed_commit(self) -> Instant | None:
         c = self.completed_commits()

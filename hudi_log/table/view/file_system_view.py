@@ -7,7 +7,8 @@
 * Log files within a slice are ordered by Hudi's ``LogFileComparator``: instant in the name (string),
   then version (int), then write token (nulls first), the ``.cdc`` twin right after its data file (F5, F6).
 * What is visible (as of a bound ``as_of`` = a requested instant time, None = latest):
-  * a base file only if its instant is a completed write instant ≤ ``as_of``;
+  * a base file only if its instant is a completed write instant ≤ ``as_of``, or older than the first
+    completed one (archived: Java's ``containsOrBeforeTimelineStarts``);
   * table version < 8: a log file's name carries its slice's base instant; the file is listed when that
     base instant is completed ≤ ``as_of`` (or it is a log-only group) — blocks of uncommitted instants
     are dropped later, block by block, by the scanner;
@@ -148,6 +149,8 @@ class FileSystemView:
         self.partitions = list_partitions(self.table_path)
         completed = [i for i in timeline.completed_commits() if as_of is None or i.requested_time <= as_of]
         self.visible_instants = {i.requested_time for i in completed}
+        # Java's containsOrBeforeTimelineStarts: an instant older than the first completed write was archived
+        self.timeline_start = timeline.timeline_start()
         self.completion = {i.requested_time: (i.completion_time or i.requested_time) for i in completed}
         self.replaced = timeline.replaced_file_ids(as_of)
         # pending compaction instant → {partition: file ids} of its plan (None: plan unreadable)
@@ -164,7 +167,7 @@ class FileSystemView:
                 continue
             bf = parse_base_file_name(p)
             if bf is not None:
-                if bf.instant in self.visible_instants:
+                if self._committed(bf.instant):
                     bases.setdefault(bf.file_id, []).append(bf)
                 continue
             lf = parse_log_file_name(p)
@@ -179,6 +182,12 @@ class FileSystemView:
             if g.slices:
                 groups.append(g)
         return groups
+
+    def _committed(self, instant: str) -> bool:
+        if instant in self.visible_instants:
+            return True
+        return self.timeline_start is not None and instant < self.timeline_start and \
+            (self.as_of is None or instant <= self.as_of)
 
     def _in_compaction_plan(self, instant: str, partition: str, fid: str) -> bool:
         plan = self.pending_compactions.get(instant)
@@ -214,9 +223,9 @@ class FileSystemView:
                 elif lf.instant in self.pending_compactions:
                     # written after the compaction was requested: the new slice based on its instant
                     slices.setdefault(lf.instant, FileSlice(partition, fid, lf.instant)).log_files.append(lf)
-                elif lf.instant in self.visible_instants or not bases:
+                elif self._committed(lf.instant) or not bases:
                     # log-only slice (no base file yet); the scanner filters blocks by instant
-                    if lf.instant in self.visible_instants or self.as_of is None:
+                    if self._committed(lf.instant) or self.as_of is None:
                         slices.setdefault(lf.instant, FileSlice(partition, fid, lf.instant)).log_files.append(lf)
         out = []
         for k in sorted(slices):

@@ -81,6 +81,7 @@ from ..concurrency.lock import TableLock
 from ..errors import InstantLostError, RollbackError, WriteConflictError, WriteError
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
+from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
 )
@@ -93,9 +94,10 @@ from .context import (
     normalise_options, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
-from .create import check_table_matches, create_table, option
+from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
+from .keygen_config import key_generator, stored_record_keys
 from .task import to_table, write_batches
 
 
@@ -129,8 +131,11 @@ class WriteTransaction:
     """One write instant between ``begin_write`` and ``commit`` / ``abort``."""
 
     def __init__(self, context: WriteContext, rolled_back: list[str], *, config: ConcurrencyConfig,
-                 heartbeat: Heartbeat, start: TimelineSnapshot):
+                 heartbeat: Heartbeat, start: TimelineSnapshot, new_table: tuple | None = None):
         self.context = context
+        # (the folder's names before, or None): this write created the table, and an abort takes it away
+        self.new_table = new_table
+        self.table_removed = False
         self.rolled_back = rolled_back
         self.config = config
         self.heartbeat = heartbeat  # beats in the process that began the write; pickles as a file-age check
@@ -171,7 +176,9 @@ class WriteTransaction:
     def instant(self) -> str:
         return self.context.instant
 
-    def commit(self, stats: list[dict]) -> WriteResult:
+    def commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
+        """Complete the instant. ``extra_metadata``: more entries of the commit's ``extraMetadata`` (Hudi's
+        streaming sink puts its checkpoint there, ``HoodieStreamingSink``)."""
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
@@ -183,7 +190,7 @@ class WriteTransaction:
         metadata: dict = {
             "partitionToWriteStats": by_partition,
             "compacted": False,
-            "extraMetadata": {"schema": schema_json(ctx.schema)},
+            "extraMetadata": {**dict(extra_metadata or {}), "schema": schema_json(ctx.schema)},
             "operationType": ctx.operation.upper(),
         }
         replaced: dict[str, list[str]] = {}
@@ -213,6 +220,8 @@ class WriteTransaction:
             raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was completed, but rollback "
                                    f"{late[0].requested_time} undoes it: its data may be gone; write it again")
         markers.delete_markers(ctx.table_path, ctx.instant)
+        # Java's auto-archive (hoodie.archive.automatic) after the commit; version 8 is skipped (see archive.py)
+        archive(ctx.table_path, ctx.options, automatic=True)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
@@ -253,13 +262,17 @@ class WriteTransaction:
         self._join_index_build()
         self.done = True
         try:
-            return rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
+            done = rollback(self.context.table_path, self.context.instant, config=self.config, force=True)
         except RollbackError:
             if not Timeline(Path(self.context.table_path), self.context.properties).is_pending(self.context.instant):
-                return None  # another process rolled it back already
-            raise
+                done = None  # another process rolled it back already
+            else:
+                raise
         finally:
             self.heartbeat.stop()
+        if self.new_table is not None:  # the first write failed: no half-created table is left
+            self.table_removed = remove_new_table(self.context.table_path, self.new_table[0])
+        return done
 
 
 def _arrow_schema_of(data) -> pa.Schema | None:
@@ -296,6 +309,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     kind = index_type(path, opts)  # refused by name before anything is written
     config = concurrency_config(opts)  # refused before anything is written
     table_path = Path(path)
+    ArchiveConfig.of(opts, table_path)  # so is a bad archival option: the auto-archive runs after the commit
     _check_bloom(table_path, {}, opts)
     name = option(opts, "hoodie.table.name", default=None)
     avro_in = None
@@ -305,16 +319,37 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         else:
             avro_in = {k: v for k, v in dict(schema).items()}
             avro_in["fields"] = [f for f in avro_in["fields"] if f["name"] not in META_FIELDS]
+    new_table = None
     if not (table_path / ".hoodie" / "hoodie.properties").exists():
         if avro_in is None:
             raise WriteError(table_path, "a new table needs the data's schema")
         if op == "delete":
             raise WriteError(table_path, "cannot delete from a table that does not exist")
+        new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
+    try:
+        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind)
+    except BaseException:
+        if new_table is not None:
+            remove_new_table(table_path, new_table[0])
+        raise
+    tx.new_table = new_table
+    if tx._index_build is not None:
+        tx._index_build.start()
+    return tx
+
+
+def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool,
+           distributed_index: bool, kind: str):
+    """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
+    checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
+    # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
+    keygen = key_generator(table_path, props.to_dict(), opts,
+                           stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind
@@ -358,7 +393,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
             thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
                                       name=f"hudi_log index {instant}", daemon=True)
         ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
-                           _records_per_file(props, timeline, opts))
+                           _records_per_file(props, timeline, opts), keygen)
     except BaseException:
         try:
             rollback(table_path, instant, config=config, force=True)
@@ -366,9 +401,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
             beat.stop()
         raise
     tx = WriteTransaction(ctx, rolled, config=config, heartbeat=beat, start=start)
-    if thread is not None:
-        tx._index_build = thread
-        thread.start()
+    tx._index_build = thread
     return tx
 
 
@@ -420,10 +453,12 @@ def _existing_name(table_path: Path) -> str | None:
 
 
 # ---- the whole write ------------------------------------------------------------------------------
-def write_table(path, data, operation: str | None = None, options: Mapping | None = None) -> WriteResult:
+def write_table(path, data, operation: str | None = None, options: Mapping | None = None, *,
+                extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
     """Write ``data`` (a pyarrow Table, RecordBatch or iterable of RecordBatches) to the Hudi table at
     ``path`` (created when absent) with ``operation`` (default: ``hoodie.datasource.write.operation``, else
-    upsert). Any failure rolls the instant back and re-raises."""
+    upsert); ``extra_metadata`` goes into the commit's ``extraMetadata``. Any failure rolls the instant
+    back and re-raises."""
     if not isinstance(data, (pa.Table, pa.RecordBatch)):
         data = to_table(list(data))
         if data is None:
@@ -431,7 +466,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
     try:
         stats = write_batches(tx.context, data, 0)
-        return tx.commit(stats)
+        return tx.commit(stats, extra_metadata)
     except BaseException:
         tx.abort()
         raise

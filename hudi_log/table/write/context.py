@@ -21,6 +21,7 @@ from ..view.base_file import bloom_options
 from .index import DeferredIndex, FileGroupInfo, KeyIndex
 from .key_lookup import FileGroupIndex
 from .keygen import KeyGenerator
+from .keygen_config import key_generator
 from ..properties import TableProperties
 from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT
 from ..errors import WriteError
@@ -44,6 +45,7 @@ class WriteContext:
     options: dict[str, str]
     file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
     records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE
+    key_generator: KeyGenerator | None = None  # resolved once by the driver (begin_write)
 
     @property
     def properties(self) -> TableProperties:
@@ -56,9 +58,10 @@ class WriteContext:
 
     @property
     def keygen(self) -> KeyGenerator:
-        p = self.properties
-        return KeyGenerator(self.table_path, tuple(p.record_key_fields), tuple(p.partition_fields),
-                            p.hive_style_partitioning)
+        """The table's key generator (:mod:`.keygen_config`), as the driver resolved it for this write."""
+        if self.key_generator is None:
+            self.key_generator = key_generator(self.table_path, self.props, self.options)
+        return self.key_generator
 
 
 def normalise_options(options: Mapping | None) -> dict[str, str]:

@@ -12,6 +12,9 @@ What we write follows the tables Hudi itself created in ``../shared/corpus``:
   ``DefaultHoodieRecordPayload``, ``hoodie.table.initial.version``.
 * ``hoodie.table.checksum`` = CRC32 of ``"{database}.{table}"``; values escaped as
   ``java.util.Properties.store`` does (``\\:``, ``\\=``, ``\\#``, ``\\!``, ``\\uXXXX``).
+* A first write that fails before its commit takes the table it created away again
+  (:func:`remove_new_table`): the folder is left as it was, so a corrected retry starts afresh rather
+  than meeting the type and schema the failed input chose.
 * ``.hoodie_partition_metadata``: ``commitTime`` (the first instant writing there) and
   ``partitionDepth`` (number of path segments, 0 for the table root).
 
@@ -23,11 +26,15 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Mapping
 
 from ...format.content.avro_arrow import spark_create_schema
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
+from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
+from ..timeline.timeline import ROLLBACK, Timeline
 from ..properties import (
     BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_writable, java_date,
     properties_text, read_properties, table_checksum, write_atomic,
@@ -39,50 +46,18 @@ MERGE_STRATEGY_ID = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"  # Hudi's default (Av
 PARTITION_METAFILE = ".hoodie_partition_metadata"
 TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
 
-_KEYGEN_CLASSES = {
-    "SIMPLE": "org.apache.hudi.keygen.SimpleKeyGenerator",
-    "COMPLEX": "org.apache.hudi.keygen.ComplexKeyGenerator",
-    "NON_PARTITION": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
-}
 _PAYLOAD = "org.apache.hudi.common.model.{}"
-
-
-class TableMismatchError(TableError):
-    """The table exists with another type, version, name or key than the write asked for."""
 
 
 class TableOptionsError(TableError):
     """The options cannot create a table (no name, no record key, unknown type or version)."""
 
 
-class UnsupportedKeyGeneratorError(TableMismatchError):
-    """The table (or the write) uses a key generator or key setting hudi-log does not compute as Java does;
-    writing would put keys where Java would not look for them, so nothing is written."""
-
-
-#: key generators whose keys hudi-log computes as Java does (0.x class names, their Avro twins, 1.x types)
-_KEYGENS_DONE = {"SIMPLE", "COMPLEX", "NON_PARTITION"} | {
-    f"org.apache.hudi.keygen.{c}" for c in ("SimpleKeyGenerator", "ComplexKeyGenerator", "NonpartitionedKeyGenerator",
-                                            "SimpleAvroKeyGenerator", "ComplexAvroKeyGenerator",
-                                            "NonpartitionedAvroKeyGenerator")}
-
-
 def check_key_generation(settings: Mapping, where) -> None:
-    """Refuse, naming it, a key generator or key setting whose keys hudi-log would compute differently from
-    Java (TimestampBased, Custom and other generators; URL-encoded partition paths; records without meta
-    fields, whose keys the index would have to read from the data columns)."""
-    for key in ("hoodie.table.keygenerator.class", "hoodie.datasource.write.keygenerator.class",
-                "hoodie.table.keygenerator.type", "hoodie.datasource.write.keygenerator.type"):
-        value = settings.get(key)
-        if value and str(value).strip() not in _KEYGENS_DONE and str(value).strip().upper() not in _KEYGENS_DONE:
-            raise UnsupportedKeyGeneratorError(where, f"{key}={value} is not supported for writing yet (hudi-log "
-                                               "computes keys as Simple, Complex and NonPartitioned key generators "
-                                               "do); write this table with Apache Hudi")
-    for key, bad in (("hoodie.datasource.write.partitionpath.urlencode", "true"),
-                     ("hoodie.populate.meta.fields", "false")):
-        if str(settings.get(key, "")).strip().lower() == bad:
-            raise UnsupportedKeyGeneratorError(where, f"{key}={bad} is not supported for writing yet; write this "
-                                               "table with Apache Hudi")
+    """:func:`.keygen_config.check_key_generation` (imported when called: that module builds on this one)."""
+    from .keygen_config import check_key_generation as check
+
+    check(settings, where)
 
 
 def option(options: Mapping, *names: str, default=None):
@@ -139,10 +114,11 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     partitions = split_fields(option(options, "hoodie.datasource.write.partitionpath.field",
                                      "hoodie.table.partition.fields"))
     hive = option(options, "hoodie.datasource.write.hive_style_partitioning", default="false").lower()
+    encode = option(options, "hoodie.datasource.write.partitionpath.urlencode", default="false").lower()
     database = option(options, "hoodie.database.name", default="default")
-    kind = "NON_PARTITION" if not partitions else ("COMPLEX" if len(keys) > 1 or len(partitions) > 1 else "SIMPLE")
-    kind = (option(options, "hoodie.datasource.write.keygenerator.type", "hoodie.table.keygenerator.type")
-            or kind).upper()
+    from .keygen_config import new_table_key_properties  # builds on this module
+
+    key_props = new_table_key_properties(options, keys, partitions, version, path)
     # Java takes the zone of instant times from the table (default LOCAL, the writer's own zone): recording
     # UTC makes every writer, Java's on other machines included, agree with ours
     timezone = str(option(options, TIMELINE_TIMEZONE, default="UTC")).upper()
@@ -157,14 +133,13 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
         "hoodie.database.name": database,
         "hoodie.archivelog.folder": "archived",
         "hoodie.datasource.write.hive_style_partitioning": "true" if hive == "true" else "false",
-        "hoodie.datasource.write.partitionpath.urlencode": "false",
+        "hoodie.datasource.write.partitionpath.urlencode": "true" if encode == "true" else "false",
         "hoodie.datasource.write.drop.partition.columns": "false",
         TIMELINE_TIMEZONE: timezone,
     }
     if precombine:
         p["hoodie.table.precombine.field"] = precombine
-    if partitions:
-        p["hoodie.table.partition.fields"] = ",".join(partitions)
+    p.update(key_props)
     if schema is not None:
         # Spark's own spelling (null last, no defaults), as Java's Spark SQL CREATE TABLE records it
         p["hoodie.table.create.schema"] = json.dumps(spark_create_schema(schema), separators=(",", ":"))
@@ -173,9 +148,6 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
                          default=_PAYLOAD.format("OverwriteWithLatestAvroPayload"))
         p.update({
             "hoodie.timeline.layout.version": "1",
-            "hoodie.table.keygenerator.class": option(
-                options, "hoodie.datasource.write.keygenerator.class", "hoodie.table.keygenerator.class",
-                default=_KEYGEN_CLASSES.get(kind, _KEYGEN_CLASSES["SIMPLE"])),
             "hoodie.compaction.payload.class": payload,
             "hoodie.compaction.record.merger.strategy": MERGE_STRATEGY_ID,
         })
@@ -188,7 +160,6 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
             "hoodie.timeline.path": "timeline",
             "hoodie.timeline.history.path": "history",
             "hoodie.table.initial.version": str(version),
-            "hoodie.table.keygenerator.type": kind,
             "hoodie.record.merge.mode": mode,
             "hoodie.record.merge.strategy.id": MERGE_STRATEGY_ID,
             "hoodie.compaction.payload.class": _PAYLOAD.format(payload),
@@ -217,6 +188,37 @@ def create_table(path, options: Mapping, *, schema: Mapping | None = None) -> Ta
     return read_properties(root)
 
 
+def folder_before_create(path) -> tuple[str, ...] | None:
+    """What :func:`remove_new_table` needs to restore a folder: the names in it before a table is created
+    there (None: the folder does not exist)."""
+    root = Path(path)
+    return tuple(sorted(os.listdir(root))) if root.is_dir() else None
+
+
+def remove_new_table(path, before: tuple[str, ...] | None) -> bool:
+    """Take away a table this process created when its first write failed: ``.hoodie`` and every entry
+    that was not in the folder ``before`` (the whole folder if it did not exist). Only while the timeline
+    holds nothing but rollbacks (the failed write's own): a table another writer committed to meanwhile
+    is left alone. True when the table was removed."""
+    root = Path(path)
+    try:
+        props = read_properties(root)
+    except TableError:
+        return False
+    if any(i.action != ROLLBACK for i in Timeline(root, props).instants):
+        return False
+    if before is None:
+        shutil.rmtree(root, ignore_errors=True)
+        return True
+    for name in set(os.listdir(root)) - set(before) | {".hoodie"}:
+        p = root / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+    return True
+
+
 def check_table_matches(props: TableProperties, options: Mapping) -> None:
     """A write's options must agree with the existing table (type, version, name, record key), and the
     table's key generation must be one hudi-log computes as Java does."""
@@ -237,7 +239,8 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
     if keys and keys != props.record_key_fields:
         raise TableMismatchError(where, f"record key is {props.record_key_fields}, the write asked for {keys}")
     parts = option(options, "hoodie.datasource.write.partitionpath.field")
-    if parts is not None and split_fields(parts) != props.partition_fields:
+    # Custom's field:type spelling names the same fields (HoodieTableConfig.getPartitionFields strips the types)
+    if parts is not None and [f.split(":")[0] for f in split_fields(parts)] != props.partition_fields:
         raise TableMismatchError(where, f"partition fields are {props.partition_fields}, "
                                         f"the write asked for {split_fields(parts)}")
 

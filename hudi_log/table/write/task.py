@@ -33,6 +33,9 @@ from .context import WriteContext, combines
 from .create import option, write_partition_metadata
 from .index import FileGroupInfo, repeats
 
+#: Hudi's delete-flag column (``HoodieRecord.HOODIE_IS_DELETED_FIELD``): a record with it true deletes its key
+DELETE_FLAG = "_hoodie_is_deleted"
+
 
 # ---- routing --------------------------------------------------------------------------------------
 #: columns of records tagged before the tasks (a distributed index): the file id, null for an insert, and
@@ -127,12 +130,25 @@ def _precombine_columns(ctx: WriteContext, table: pa.Table, keys, parts) -> list
     return np.sort(order.to_numpy()[last]).tolist()
 
 
-def _route_rows(ctx: WriteContext, keys, parts, fids: pa.Array | None = None
+def _delete_flags(ctx: WriteContext, table: pa.Table) -> np.ndarray | None:
+    """Rows whose boolean ``_hoodie_is_deleted`` is true (Hudi's delete-flag column: the payload of such a
+    record is empty, so it deletes its key), None when no row is flagged."""
+    if ctx.operation == "delete" or DELETE_FLAG not in table.column_names:
+        return None
+    col = table.column(DELETE_FLAG)
+    if not pa.types.is_boolean(col.type):
+        return None
+    flags = pc.fill_null(col, False).to_numpy(zero_copy_only=False)
+    return flags if flags.any() else None
+
+
+def _route_rows(ctx: WriteContext, keys, parts, flagged: np.ndarray | None = None, fids: pa.Array | None = None
                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
-    deletes), {partition: rows} for the others (inserts; dropped for a delete); rows ascending. Vectorized:
-    one hash lookup of every key in the index's keys (unless ``fids`` gives each row's file id, null for
-    an insert: records tagged before the task), then a group-by."""
+    deletes), {partition: rows} for the others (inserts; dropped for a delete, and a flagged row of a new
+    key, which Hudi's create handle skips); rows ascending. Vectorized: one hash lookup of every key in the
+    index's keys (unless ``fids`` gives each row's file id, null for an insert: records tagged before the
+    task), then a group-by."""
     n = len(keys)
     parts_arr = _strings(parts)
     if fids is None:
@@ -140,7 +156,8 @@ def _route_rows(ctx: WriteContext, keys, parts, fids: pa.Array | None = None
     rows = np.arange(n, dtype=np.int64)
     is_update = pc.is_valid(fids).to_numpy(zero_copy_only=False)
     updates = _group_rows(fids.filter(pa.array(is_update)), rows[is_update])
-    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pa.array(~is_update)), rows[~is_update])
+    is_insert = ~is_update if flagged is None else ~is_update & ~flagged
+    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pa.array(is_insert)), rows[is_insert])
     return updates, inserts
 
 
@@ -244,11 +261,12 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
         tags = None if tags is None else (tags[0].take(taken), parts)
     # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
     ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
+    flagged = _delete_flags(ctx, table)
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema))
     # route: existing file group (updates / deletes) or new (inserts)
-    updates, inserts = _route_rows(ctx, keys, parts, None if tags is None else tags[0])
+    updates, inserts = _route_rows(ctx, keys, parts, flagged, None if tags is None else tags[0])
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
@@ -261,7 +279,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
                 stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
             else:
                 key_list = keys.to_pylist() if key_list is None else key_list
-                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token))
+                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token, flagged))
         for part, idx in inserts.items():
             for start in range(0, len(idx), ctx.records_per_file):
                 chunk = idx[start:start + ctx.records_per_file]
@@ -360,8 +378,9 @@ def _arrow_key_field(ctx, table) -> str | None:
     return fields[0] if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) else None
 
 
-def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token) -> dict:
-    """COW: the file group's next base file = its rows with this batch's updates / deletes applied."""
+def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, flagged=None) -> dict:
+    """COW: the file group's next base file = its rows with this batch's updates / deletes applied (a row
+    flagged ``_hoodie_is_deleted`` deletes its key where it would have replaced the stored row)."""
     import pyarrow.parquet as pq
 
     props = ctx.properties
@@ -388,11 +407,13 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                 deletes += 1
             elif old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
                 keep_old.append(j)  # the stored row has the greater ordering value
+            elif flagged is not None and flagged[i]:
+                deletes += 1
             else:
                 take_new.append(i)
                 updates += 1
-    if ctx.operation != "delete":
-        take_new.extend(incoming.values())  # keys the index saw in logs only; none for COW
+    if ctx.operation != "delete":  # keys the index saw in logs only; none for COW
+        take_new.extend(i for i in incoming.values() if flagged is None or not flagged[i])
     schema = arrow_schema_for(ctx.schema)
     parts = []
     if old is not None and keep_old:

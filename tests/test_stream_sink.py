@@ -1,0 +1,145 @@
+"""The streaming sink's driver side without Spark (issue 18, item 1): one commit per micro-batch with Hudi's
+checkpoint in its metadata, replays skipped, the delete-flag column, a killed micro-batch rolled back,
+inline compaction. The Spark streams themselves: tests/test_spark_streaming.py."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+
+pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
+
+from hudi_log.spark.stream_sink import (  # noqa: E402
+    QUERY_ID_KEY, SINK_CHECKPOINT_KEY, StreamingSinkError, commit_micro_batch, sink_checkpoint,
+)
+from hudi_log.table import read_properties, read_table  # noqa: E402
+from hudi_log.table.timeline.timeline import Timeline  # noqa: E402
+from hudi_log.table.write.client import begin_write, write_table  # noqa: E402
+from hudi_log.table.write.task import write_batches  # noqa: E402
+from writers import crash  # noqa: E402
+
+
+def opts(table_type="MERGE_ON_READ", version=6, **extra):
+    o = {"hoodie.table.name": "stream", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": table_type,
+         "hoodie.write.table.version": str(version), "hoodie.datasource.compaction.async.enable": "false"}
+    o.update(extra)
+    return o
+
+
+def batch(ids, ts, names=None, deleted=None):
+    d = {"id": ids, "name": names or [f"n{i}" for i in ids], "ts": ts}
+    if deleted is not None:
+        d["_hoodie_is_deleted"] = deleted
+    return pa.table(d)
+
+
+def rows(path) -> dict:
+    return {r["id"]: r["name"] for r in read_table(path).to_pylist()}
+
+
+def commits(path) -> list:
+    tl = Timeline(path, read_properties(path))
+    return [tl.commit_metadata(i) for i in tl.completed_commits()]
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_checkpoint_in_commit_metadata_and_replay_skipped(tmp_path, version):
+    t = tmp_path / "t"
+    o = opts(version=version, **{"hoodie.datasource.write.operation": "insert"})
+    r0 = commit_micro_batch(t, o, batch([1, 2], [1, 1]), 0, "q1")
+    assert r0.instant and not r0.skipped
+    extra = commits(t)[-1]["extraMetadata"]
+    # Java's key and value: {identifier: "batchId"}, identifier default_single_writer
+    assert json.loads(extra[SINK_CHECKPOINT_KEY]) == {"default_single_writer": "0"}
+    assert extra[QUERY_ID_KEY] == "q1"
+    # the replay of batch 0 after a crash before Spark's checkpoint: an insert would duplicate the rows
+    again = commit_micro_batch(t, o, batch([1, 2], [1, 1]), 0, "q1")
+    assert again.skipped and again.instant is None
+    assert len(commits(t)) == 1 and len(read_table(t)) == 2
+    r1 = commit_micro_batch(t, o, batch([3], [1]), 1, "q1")
+    assert not r1.skipped and sorted(rows(t)) == [1, 2, 3]
+    assert sink_checkpoint(t).batch_id == 1
+    # a new query (a new Spark checkpoint) counts from 0 again: its batches are not taken for replays
+    assert not commit_micro_batch(t, o, batch([4], [1]), 0, "q2").skipped
+    assert sorted(rows(t)) == [1, 2, 3, 4]
+    # another identifier is another writer
+    other = dict(o, **{"hoodie.datasource.write.streaming.checkpoint.identifier": "w2"})
+    assert not commit_micro_batch(t, other, batch([5], [1]), 0, "q1").skipped
+    assert sink_checkpoint(t, "w2").batch_id == 0 and sink_checkpoint(t).query_id == "q2"
+
+
+def test_checkpoint_written_by_java_counts(tmp_path):
+    """A commit whose checkpoint has no query id (Java's sink) decides by batch id alone, as Java does."""
+    t = tmp_path / "t"
+    write_table(t, batch([1], [1]), None, opts(), extra_metadata={SINK_CHECKPOINT_KEY: '{"default_single_writer":"7"}'})
+    assert commit_micro_batch(t, opts(), batch([2], [1]), 7, "q").skipped
+    assert not commit_micro_batch(t, opts(), batch([2], [1]), 8, "q").skipped
+
+
+def test_unreadable_checkpoint_is_refused(tmp_path):
+    t = tmp_path / "t"
+    write_table(t, batch([1], [1]), None, opts(), extra_metadata={SINK_CHECKPOINT_KEY: "not json"})
+    with pytest.raises(StreamingSinkError, match="unreadable"):
+        commit_micro_batch(t, opts(), batch([2], [1]), 0, "q")
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_delete_flag_column(tmp_path, table_type):
+    t = tmp_path / "t"
+    o = opts(table_type)
+    commit_micro_batch(t, o, batch([1, 2, 3], [1, 1, 1], deleted=[False, False, False]), 0, "q")
+    # key 2 deleted by its flag; key 9 is new and flagged: never inserted; key 3 updated
+    commit_micro_batch(t, o, batch([2, 9, 3], [2, 2, 2], ["x", "y", "z"], [True, True, False]), 1, "q")
+    assert rows(t) == {1: "n1", 3: "z"}
+
+
+def test_delete_operation_never_skipped(tmp_path):
+    t = tmp_path / "t"
+    commit_micro_batch(t, opts(), batch([1, 2], [1, 1]), 5, "q")
+    d = opts(**{"hoodie.datasource.write.operation": "delete"})
+    assert not commit_micro_batch(t, d, batch([1], [2]), 0, "q").skipped
+    assert rows(t) == {2: "n2"}
+
+
+def test_killed_micro_batch_is_rolled_back(tmp_path):
+    t = tmp_path / "t"
+    o = opts(**{"hoodie.client.heartbeat.interval_in_ms": "500"})
+    commit_micro_batch(t, o, batch([1], [1]), 0, "q")
+    tx = begin_write(t, None, o, schema=batch([2], [1]).schema)  # batch 1, killed before its commit
+    write_batches(tx.context, batch([2], [1]), 0)
+    crash(tx)
+    r = commit_micro_batch(t, o, batch([2], [1]), 1, "q")  # the restarted query runs batch 1 again
+    tl = Timeline(t, read_properties(t))
+    assert tx.instant not in tl.completed_commit_times() and not tl.pending()
+    assert r.instant in tl.completed_commit_times() and rows(t) == {1: "n1", 2: "n2"}
+
+
+def test_failed_write_leaves_no_completed_instant(tmp_path):
+    t = tmp_path / "t"
+    commit_micro_batch(t, opts(), batch([1], [1]), 0, "q")
+    bad = pa.table({"id": [None], "name": ["x"], "ts": [1]}, schema=batch([1], [1]).schema)  # no record key
+    with pytest.raises(Exception):
+        commit_micro_batch(t, opts(), bad, 1, "q")
+    tl = Timeline(t, read_properties(t))
+    assert len(tl.completed_commits()) == 1 and not tl.pending() and sink_checkpoint(t).batch_id == 0
+
+
+def test_inline_compaction_every_n_delta_commits(tmp_path):
+    t = tmp_path / "t"
+    o = opts(**{"hoodie.compact.inline": "true", "hoodie.compact.inline.max.delta.commits": "3"})
+    done = [commit_micro_batch(t, o, batch([1, 2], [b, b], [f"v{b}"] * 2), b, "q") for b in range(4)]
+    # batches 0 (inserts), 1, 2: three delta commits, then the compaction; batch 3 only counts again
+    assert [r.compaction is not None for r in done] == [False, False, True, False]
+    tl = Timeline(t, read_properties(t))
+    assert [i.action for i in tl.completed_commits()].count("commit") == 1
+    assert rows(t) == {1: "v3", 2: "v3"}
+
+
+def test_empty_batch_commits_nothing(tmp_path):
+    t = tmp_path / "t"
+    commit_micro_batch(t, opts(), batch([1], [1]), 0, "q")
+    assert commit_micro_batch(t, opts(), None, 1, "q").instant is None
+    assert len(commits(t)) == 1
