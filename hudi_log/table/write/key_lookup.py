@@ -44,7 +44,7 @@ from ..errors import WriteError
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
 from .create import option
-from .index import FileGroupInfo, _update_only_logs
+from .index import FileGroupInfo, log_write_counts
 
 INDEX_TYPE_OPTION = "hoodie.index.type"
 INDEX_TYPES = ("SIMPLE", "BLOOM")
@@ -83,6 +83,8 @@ class GroupFacts:
     base_instant: str
     #: BLOOM: the base file's (min, max) record key from its footer; None = no range known (always a candidate)
     key_range: tuple[str, str] | None = None
+    #: some log of the slice deleted keys (or its metadata is unreadable): which keys are live takes a merge
+    deletes: bool = False
 
     @property
     def prunable(self) -> bool:
@@ -150,15 +152,17 @@ def plan_index(table_path, props: TableProperties, timeline: Timeline, groups: M
         read_context = plan.context
         slices = {(t.partition, t.file_id): t for t in plan.tasks}
     since = min((t.base_instant for t in slices.values() if t.log_files), default="")
-    settled = _update_only_logs(timeline, since) if slices else set()
+    counts = log_write_counts(timeline, since) if slices else {}
     facts = []
     for n, g in enumerate(infos):
         t = slices.get((g.partition, g.file_id))
         logs = tuple(t.log_files) if t is not None else ()
+        known = [counts.get(Path(f).name) for f in logs]
         facts.append(GroupFacts(
             n, g.partition, g.file_id, t.base_file if t is not None else g.base_file,
-            tuple(f for f in logs if Path(f).name not in settled), logs,
-            t.base_instant if t is not None else g.base_instant))
+            tuple(f for f, c in zip(logs, known) if c is None or c[0]), logs,
+            t.base_instant if t is not None else g.base_instant,
+            deletes=any(c is None or c[1] for c in known)))
     return FileGroupIndex(kind, str(table_path), tuple(facts), read_context)
 
 
@@ -170,17 +174,21 @@ def _base_keys(g: GroupFacts) -> pa.Array:
 
 
 def _slice_keys(index: FileGroupIndex, g: GroupFacts) -> tuple[pa.Array, np.ndarray]:
-    """(keys, live) of one group: its base file's keys, and where its logs may hold others, the merge's."""
+    """(keys, live) of one group: its base file's keys, and where its logs may hold others or deleted
+    some, the merge's. (build_index merges only groups that share a key, which it sees across groups; a
+    group alone cannot tell, so one whose logs deleted keys is merged: a key deleted here and inserted
+    again in another group must be live only there.)"""
     base = _base_keys(g)
     base = base.filter(pc.is_valid(base))
-    if not g.key_logs or index.read_context is None:
+    if not (g.key_logs or g.deletes) or index.read_context is None:
         return base, np.ones(len(base), bool)
     from ..read.query import ReadPlan, SliceTask, read_slice_keys, slice_log_keys
 
     plan = ReadPlan(index.read_context)
     task = SliceTask(g.partition, g.file_id, g.base_instant, g.base_file, g.key_logs, 0)
-    log_keys = slice_log_keys(plan, task)
-    if log_keys is not None and (len(log_keys) == 0 or pc.all(pc.is_in(log_keys, value_set=base)).as_py()):
+    log_keys = slice_log_keys(plan, task) if g.key_logs else pa.array([], pa.string())
+    if not g.deletes and log_keys is not None and (
+            len(log_keys) == 0 or pc.all(pc.is_in(log_keys, value_set=base)).as_py()):
         return base, np.ones(len(base), bool)  # the logs hold no key the base file lacks
     live = read_slice_keys(plan, replace(task, log_files=g.slice_logs))
     extra = live.filter(pc.invert(pc.is_in(live, value_set=base)))
