@@ -59,6 +59,7 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     upsert = rows(range(0, 3300, 3), "b", 2)  # updates in every file group, and new keys
     df = spark.createDataFrame(upsert, SCHEMA).repartition(200)
     assert df.rdd.getNumPartitions() == 200
+    before = {p.name for p in Path(path).rglob(".*.log.*")}
     res = write(df, path, o)
     write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in upsert], ARROW), "upsert", o)
     stats = commit_stats(path, res.instant)
@@ -66,9 +67,10 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     assert set(per_group) >= groups and max(per_group.values()) == 1  # each file group once in the commit
     assert (res.updates, res.inserts) == (1000, 100)
     if table_type == "MERGE_ON_READ":
-        on_disk = [p for p in Path(path).rglob(f".*_{res.instant}.log.*")]
+        # (a version-6 log file is named by its slice's base instant, so the new ones are told apart by listing)
+        on_disk = {p.name for p in Path(path).rglob(".*.log.*")} - before
         named = {Path(s["path"]).name for s in stats if ".log." in s["path"]}
-        assert len(on_disk) == len(named) == len(groups)  # one log file per touched file group
+        assert on_disk == named and len(named) == len(groups)  # one log file per touched file group
     else:
         rewritten = [p for p in Path(path).rglob(f"*_{res.instant}.parquet")]
         assert len(rewritten) == len(stats) == len(per_group)
@@ -100,8 +102,8 @@ def test_driver_holds_no_keys(spark, tmp_path, monkeypatch):
     partition or per file group, never per key."""
     import hudi_log.table.write.client as client
     from hudi_log.table.write.key_lookup import FileGroupIndex, GroupFacts
-    from pyspark.sql import DataFrame
 
+    DataFrame = type(spark.range(0))  # Spark's classic DataFrame, whose collect the write calls
     path = str(tmp_path / "t")
     o = opts("MERGE_ON_READ")
     write(spark.createDataFrame(rows(range(3000), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
@@ -134,3 +136,33 @@ def test_driver_holds_no_keys(spark, tmp_path, monkeypatch):
     assert len(pickle.dumps(index)) < 400 * len(index.groups) + 4096  # ~a path per group, not 3000 keys
     groups = len(index.groups)
     assert collected and max(collected) <= max(groups * 2, 64)  # partitions, (partition, group) counts, slot keys
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_custom_timestamp_keys_tagged_in_executors_as_on_the_driver(spark, tmp_path, index):
+    """A Custom key generator (a plain and a TimestampBased partition field) keys the rows in the executors'
+    tagging exactly as write_table's driver-side index does: the same partition paths, no key twice."""
+    schema = "id int, name string, ts long, day long, region string"
+    arrow = pa.schema([("id", pa.int32()), ("name", pa.string()), ("ts", pa.int64()), ("day", pa.int64()),
+                       ("region", pa.string())])
+    tb = "hoodie.keygen.timebased."
+    o = {**opts("MERGE_ON_READ", index), "hoodie.datasource.write.partitionpath.field": "region:simple,day:timestamp",
+         "hoodie.datasource.write.keygenerator.type": "CUSTOM", tb + "timestamp.type": "EPOCHMILLISECONDS",
+         tb + "output.dateformat": "yyyy/MM/dd", tb + "output.timezone": "UTC"}
+
+    def data(ids, name, ts):
+        return [(i, f"{name}{i}", ts, 1_705_000_000_000 + (i % 3) * 86_400_000, "eu" if i % 2 else "us") for i in ids]
+
+    path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
+    for batch, op in ((data(range(1200), "a", 1), "insert"), (data(range(0, 1500, 3), "b", 2), "upsert")):
+        write(spark.createDataFrame(batch, schema).repartition(200), path, {**o, "hoodie.datasource.write.operation": op})
+        write_table(plain, pa.Table.from_pylist([dict(zip(arrow.names, r)) for r in batch], arrow), op, o)
+
+    def keyed(p):
+        t = read_table(p)
+        return collections.Counter(zip(t.column("_hoodie_partition_path").to_pylist(), t.column("id").to_pylist(),
+                                       t.column("name").to_pylist()))
+
+    got = keyed(path)
+    assert got == keyed(plain) and max(got.values()) == 1 and len(got) == 1300
+    assert got[("us/2024/01/11", 0, "b0")] == 1 and got[("eu/2024/01/12", 1, "a1")] == 1
