@@ -519,3 +519,13 @@ def read_parquet_schema(path):
         return pq.read_schema(where)
     with fs.open_input_file(where) as f:
         return pq.read_schema(f)
+
+
+def read_parquet_metadata(path):
+    """The Parquet footer (``pq.FileMetaData``) of a file on local disk or an object store."""
+    import pyarrow.parquet as pq
+    where, fs = arrow_location(path)
+    if fs is None:
+        return pq.read_metadata(where)
+    with fs.open_input_file(where) as f:
+        return pq.read_metadata(f)

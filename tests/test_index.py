@@ -230,3 +230,54 @@ def test_a_write_committed_elsewhere_before_its_deferred_index_was_ready_leaves_
     tx.finish_index()
     assert not marker_dir(path, res.instant).exists() and not work_dir(path, res.instant).exists()
     assert _index(path).to_dict() == reference_index(path)
+
+
+# ---- the distributed index's executor side (key_lookup), run here without Spark -------------------------
+def _executor_lookup(path, kind: str) -> dict[tuple[str, str], str]:
+    """(partition, key) -> file id as hudi_log.spark.write's executors find it: SIMPLE reads each group's
+    keys; BLOOM prunes by footer ranges and bloom filters, then checks the candidates. Keys looked up:
+    every key the reference index knows, in its partition."""
+    from hudi_log.table.write.key_lookup import check_candidates, group_keys, key_ranges, plan_index, range_candidates
+
+    props = read_properties(path)
+    tl = Timeline(path, props)
+    index = plan_index(path, props, tl, latest_slices(path, props, tl), kind)
+    ref = reference_index(path)
+    keys = pa.array(list(ref), pa.string())
+    parts = pa.array([p for p, _ in ref.values()], pa.string())
+    if kind == "SIMPLE":
+        found = group_keys(index, [g.ordinal for g in index.groups])
+    else:
+        index = index.with_ranges(key_ranges(index, [g.ordinal for g in index.groups]))
+        at, ords = range_candidates(index, keys, parts)
+        found = pa.concat_tables([check_candidates(index, int(o), keys.take(pa.array(at[ords == o])))
+                                  for o in np.unique(ords)] or [group_keys(index, [])])
+    best: dict[tuple[str, str], tuple[bool, int, str]] = {}
+    for r in found.to_pylist():
+        k = (r["partition"], r["key"])
+        best[k] = max(best.get(k, (False, -1, "")), (r["live"], r["ordinal"], r["file_id"]))
+    return {k: v[2] for k, v in best.items()}
+
+
+@pytest.mark.parametrize("kind", ["SIMPLE", "BLOOM"])
+def test_executor_lookup_finds_what_the_driver_index_finds(corpus_tables, tmp_path, kind):
+    roots = [p.parent.parent for r in corpus_tables.values() for p in sorted(r.rglob(".hoodie/hoodie.properties"))
+             if "metadata" not in p.parent.parent.parts]
+    log_only = tmp_path / "trips"
+    write_log_only_table(log_only, 8)
+    moved = tmp_path / "moved"
+    for op, ids, ts in (("insert", ["k", "j"], 1), ("delete", ["k"], 2), ("insert", ["k"], 3)):
+        write_table(moved, _rows(ids, ts), op, _opts("MERGE_ON_READ"))
+    for path in roots + [log_only, moved]:
+        got = _executor_lookup(path, kind)
+        for key, (part, fid) in reference_index(path).items():
+            assert got[(part, key)] == fid, (path, key)
+
+
+def test_unsupported_index_types_are_refused_by_name(tmp_path):
+    from hudi_log.table.write.key_lookup import IndexTypeError
+
+    for kind in ("GLOBAL_BLOOM", "BUCKET", "RECORD_INDEX"):
+        with pytest.raises(IndexTypeError, match=f"hoodie.index.type={kind} is not supported"):
+            write_table(tmp_path / "t", _rows(["a"], 1), "upsert", {**_opts("MERGE_ON_READ"), "hoodie.index.type": kind})
+    assert not (tmp_path / "t").exists()

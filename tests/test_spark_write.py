@@ -137,18 +137,6 @@ def test_repeated_upserts_and_deletes(spark, tmp_path, table_type, version, part
     assert read_table(path).num_rows == len(model)
 
 
-def _repartitions(df, run):
-    """``run()``, and the repartition calls it made on DataFrames (the shuffles write() asked for)."""
-    calls = []
-    real = type(df).repartition
-    try:
-        type(df).repartition = lambda self, *a, **k: calls.append(a) or real(self, *a, **k)
-        out = run()
-    finally:
-        type(df).repartition = real
-    return out, calls
-
-
 def _split_repeats(spark):
     """Key 5 in both of two input partitions: ts 9 ("late") in the first, ts 3 ("early") in the second.
     Uncombined, version 6 keeps the row of the later log file (the second task's): "early"."""
@@ -156,49 +144,7 @@ def _split_repeats(spark):
     return spark.createDataFrame(spark.sparkContext.parallelize(rows, 2), SCHEMA)
 
 
-def test_upsert_without_combining_skips_the_shuffle(spark, tmp_path):
-    """hoodie.combine.before.upsert=false (the caller vouches that keys are distinct): MOR rows are written
-    by the tasks that hold them, without a shuffle; the table reads back as with combining."""
-    path = str(tmp_path / "t")
-    o = opts("MERGE_ON_READ", 8, True)
-    write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(40)], SCHEMA), path,
-          {**o, "hoodie.datasource.write.operation": "insert"})
-    df = spark.createDataFrame([(i, f"b{i}", 2, "eu" if i % 2 else "us") for i in range(0, 40, 3)], SCHEMA).repartition(4)
-    # any repartition inside write() would be the shuffle this option removes
-    res, queries = _repartitions(df, lambda: write(df, path, {**o, "hoodie.combine.before.upsert": "false"}))
-    assert queries == [] and res.updates == 14
-    tl = Timeline(path, read_properties(path))
-    logs = {s["path"] for ss in tl.commit_metadata(tl.instant(res.instant))["partitionToWriteStats"].values() for s in ss}
-    assert len(logs) > 2  # written by the 4 input partitions' tasks, each to its own log files
-    assert both(spark, path) == sorted((i, f"b{i}" if i % 3 == 0 else f"a{i}") for i in range(40))
-
-
-def test_mor_keys_checked_at_commit_not_shuffled(spark, tmp_path, caplog):
-    """MOR through write(): rows are written where they are, no shuffle; each task's key digest is
-    checked at commit. A key in two input partitions rolls the instant back and the write runs again
-    behind a key shuffle, so the rows are combined (the greatest ts wins) as Hudi combines them."""
-    path = str(tmp_path / "t")
-    o = opts("MERGE_ON_READ", 6, True)
-    write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(10)], SCHEMA), path,
-          {**o, "hoodie.datasource.write.operation": "insert"})
-    df = spark.createDataFrame([(i, f"b{i}", 2, "eu" if i % 2 else "us") for i in range(0, 10, 2)], SCHEMA).repartition(3)
-    res, calls = _repartitions(df, lambda: write(df, path, o))
-    assert calls == [] and res.updates == 5
-    before = completed(path)
-    df2 = _split_repeats(spark)
-    with caplog.at_level("WARNING", logger="hudi_log.spark.sink"):
-        res, calls = _repartitions(df2, lambda: write(df2, path, o))
-    assert len(calls) == 1 and "writing again behind a key shuffle" in caplog.text
-    tl = Timeline(path, read_properties(path))
-    assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback", "deltacommit"]
-    assert not [i for i in tl.instants if not i.is_completed]
-    assert (res.updates, res.inserts) == (3, 0)  # 5 (combined), 7 and 8
-    want = {i: f"b{i}" if i % 2 == 0 else f"a{i}" for i in range(10)}
-    want.update({5: "late", 7: "x", 8: "y"})
-    assert both(spark, path) == sorted(want.items())
-
-
-def test_mor_key_shuffle_up_front_and_plain_write_refuses_repeats(spark, tmp_path):
+def test_write_combines_repeats_and_plain_write_refuses_them(spark, tmp_path):
     path = str(tmp_path / "t")
     o = opts("MERGE_ON_READ", 6, True)
     write(spark.createDataFrame([(i, f"a{i}", 1, "eu" if i % 2 else "us") for i in range(10)], SCHEMA), path,
@@ -212,12 +158,10 @@ def test_mor_key_shuffle_up_front_and_plain_write_refuses_repeats(spark, tmp_pat
     assert completed(path) == before
     assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback"]
     assert both(spark, path) == [(i, f"a{i}") for i in range(10)]
-    # hudi_log.write.shuffle.keys=always: one shuffle, one instant, no rollback
-    res, calls = _repartitions(df2, lambda: write(df2, path, {**o, "hudi_log.write.shuffle.keys": "always"}))
-    assert len(calls) == 1 and completed(path) == before + [res.instant]
+    # hudi_log.spark.write brings one key's rows into one task: combined, one instant, no rollback
+    res = write(df2, path, o)
+    assert completed(path) == before + [res.instant]
     assert both(spark, path) == sorted({**{i: f"a{i}" for i in range(10)}, 5: "late", 7: "x", 8: "y"}.items())
-    with pytest.raises(Exception, match="hudi_log.write.shuffle.keys='sometimes'"):
-        write(df2, path, {**o, "hudi_log.write.shuffle.keys": "sometimes"})
 
 
 def test_failed_job_is_rolled_back(spark, tmp_path):
@@ -264,34 +208,6 @@ def test_spark_writes_keep_their_heartbeat_and_respect_other_writers(spark, tmp_
     df.write.format("hudi_log").options(**o, **occ).mode("append").save(path)
     live.commit(stats)  # another file group (partition eu): no conflict
     assert dict(both(spark, path))[1] == "live" and dict(both(spark, path))[2] == "spark"
-
-
-def test_index_built_beside_the_job_and_its_failure(spark, tmp_path, monkeypatch):
-    """MOR: write() builds the index on the driver while the job starts; the tasks wait for its file.
-    Nothing of it stays after the commit; a failed build fails the tasks with its reason and the
-    instant is rolled back."""
-    import hudi_log.table.write.client as write_mod
-
-    path = str(tmp_path / "t")
-    o = opts("MERGE_ON_READ", 8)
-    write(spark.createDataFrame([(i, f"a{i}", 1, "eu") for i in range(20)], SCHEMA), path,
-          {**o, "hoodie.datasource.write.operation": "insert"})
-    res = write(spark.createDataFrame([(i, f"b{i}", 2, "eu") for i in range(0, 20, 2)], SCHEMA), path, o)
-    assert (res.updates, res.inserts) == (10, 0)
-    assert not (tmp_path / "t" / ".hoodie" / ".temp" / res.instant).exists()
-    before = completed(path)
-
-    def broken(*a, **k):
-        raise OSError("disk on fire")
-
-    monkeypatch.setattr(write_mod, "build_index", broken)  # the driver's thread runs in this process
-    with pytest.raises(Exception, match="building the index failed on the driver: OSError: disk on fire"):
-        write(spark.createDataFrame([(1, "c", 3, "eu")], SCHEMA), path, o)
-    tl = Timeline(path, read_properties(path))
-    assert completed(path) == before and not [i for i in tl.instants if not i.is_completed]
-    assert [i.action for i in tl.instants if i.requested_time > before[-1]] == ["rollback"]
-    assert not any((tmp_path / "t" / ".hoodie").rglob("hudi_log.index.arrow*"))
-    assert both(spark, path) == sorted((i, f"b{i}" if i % 2 == 0 else f"a{i}") for i in range(20))
 
 
 def test_plain_write_refuses_split_cow_file_group(spark, tmp_path):

@@ -1,6 +1,7 @@
 """Benchmark: the hudi_log Spark data source against plain Spark Parquet and hudi-rs.
 
     python tools/bench/spark.py [N] [--master local[2]] [--repeat 5] [--table-type MERGE_ON_READ] [--keep DIR]
+                                [--partitions P] [--file-groups G] [--index SIMPLE|BLOOM] [--no-reads]
 
 A DataFrame of N rows (default 1,000,000; quickstart-trips-like: uuid key, ts, rider, driver, fare,
 city) is made in Spark and cached. Then, in the same session:
@@ -10,7 +11,16 @@ city) is made in Spark and cached. Then, in the same session:
   (inserted once, untimed), so every row is an update: the index lookup, routing, shuffle, the writes
   (MOR: Avro log blocks; COW: base files rewritten) and the commit;
 * upsert, no combine: the same with ``hoodie.combine.before.upsert=false`` (the caller vouches the keys
-  are distinct, as Hudi's option says): MOR skips the key shuffle;
+  are distinct, as Hudi's option says);
+* ``--partitions P``: the upsert's input DataFrame is first repartitioned to P Spark partitions (issue 17:
+  200 is Spark's default shuffle width); each upsert reports its log files per commit (log files the
+  commit metadata names, against the file groups it touched: one per group is Java's shape);
+* ``--file-groups G``: the untimed insert sizes its file groups (``hoodie.parquet.max.file.size`` = N / G
+  records x the 1 KB first-commit estimate), so the table has about G file groups (the count is printed);
+* the driver, before vs after (issue 17, item 2): once after the insert, the index the driver used to
+  build (``build_index``: every record key) against the one it builds now (``plan_index``: per-file-group
+  facts), as entries and pickled bytes (what it holds and ships to each task); and, in each upsert, the
+  rows Spark jobs return to the driver (``DataFrame.collect`` counted: per partition and per file group);
 * read: ``spark.read.format("hudi_log").load(table)`` of the snapshot, counted (all rows through Arrow
   into Spark) — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this process.
 
@@ -65,6 +75,60 @@ def options(table_type: str) -> dict[str, str]:
     }
 
 
+def files_per_group(table: str, instant: str) -> tuple[int, int]:
+    """(files written, file groups touched) by one commit, from its metadata: log files on MOR, base
+    files on COW (Java writes one per group)."""
+    from hudi_log.table import read_properties
+    from hudi_log.table.timeline.timeline import Timeline
+
+    tl = Timeline(Path(table), read_properties(table))
+    stats = [s for ss in tl.commit_metadata(tl.instant(instant))["partitionToWriteStats"].values() for s in ss]
+    logs = {s["path"] for s in stats if ".log." in s["path"]}
+    groups = {s["fileId"] for s in stats if ".log." in s["path"]} or {s["fileId"] for s in stats}
+    return len(logs) or len({s["path"] for s in stats}), len(groups)
+
+
+def driver_index_sizes(table: str, kind: str) -> dict[str, tuple[int, int, float]]:
+    """name -> (entries, pickled bytes, seconds) of the driver's index of ``table``: ``before`` the key
+    index build_index makes (one entry per record key), ``after`` the FileGroupIndex (one per file group)."""
+    import pickle
+
+    from hudi_log.table import read_properties
+    from hudi_log.table.timeline.timeline import Timeline
+    from hudi_log.table.write.index import build_index, latest_slices
+    from hudi_log.table.write.key_lookup import plan_index
+
+    props = read_properties(table)
+    tl = Timeline(Path(table), props)
+    groups = latest_slices(table, props, tl)
+    out = {}
+    for name, build in (("before", lambda: build_index(table, props, tl, groups)),
+                        ("after", lambda: plan_index(table, props, tl, groups, kind))):
+        t, idx = timed(build)
+        out[name] = (len(idx), len(pickle.dumps(idx)), t)
+    return out
+
+
+class CollectCounter:
+    """Counts the rows Spark jobs hand to the driver (``DataFrame.collect``) while installed."""
+
+    def __init__(self, spark):
+        self.rows = self.calls = 0
+        self._cls = type(spark.range(0))  # the classic DataFrame class, whose collect the jobs call
+        self._orig = self._cls.collect
+
+        def collect(df):
+            out = self._orig(df)
+            self.rows += len(out)
+            self.calls += 1
+            return out
+
+        self._cls.collect = collect
+
+    def close(self):
+        self._cls.collect = self._orig
+
+
 def timed(fn):
     t = time.perf_counter()
     out = fn()
@@ -78,6 +142,11 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--table-type", default="MERGE_ON_READ", choices=["MERGE_ON_READ", "COPY_ON_WRITE"])
     ap.add_argument("--keep", default=None, help="work in this folder and keep it")
+    ap.add_argument("--partitions", type=int, default=200, help="repartition the upsert input to P partitions "
+                    "(0: as made)")
+    ap.add_argument("--file-groups", type=int, default=256, help="about this many file groups (0: Hudi's sizing)")
+    ap.add_argument("--index", default="SIMPLE", choices=["SIMPLE", "BLOOM"], help="hoodie.index.type")
+    ap.add_argument("--no-reads", action="store_true", help="time the writes only")
     args = ap.parse_args(argv)
 
     import hudi
@@ -89,47 +158,72 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     table, parquet = str(work / "table"), str(work / "parquet")
     spark = spark_session(args.master, app_name="hudi-log bench")
-    opts = options(args.table_type)
+    opts = {**options(args.table_type), "hoodie.index.type": args.index}
+    sizing = {"hoodie.parquet.max.file.size": str(-(-args.n // args.file_groups) * 1024)} if args.file_groups else {}
     try:
         base = make_df(spark, args.n, 0)
-        t, _ = timed(lambda: write(base, table, {**opts, "hoodie.datasource.write.operation": "insert"}))
+        t, _ = timed(lambda: write(base, table, {**opts, **sizing, "hoodie.datasource.write.operation": "insert"}))
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
-        ups, ups_nc, pqs, reads, rs_reads = [], [], [], [], []
+        sizes = driver_index_sizes(table, args.index)
+        for name, (entries, size, secs) in sizes.items():
+            print(f"driver index {name}: {entries:,} entries, {size:,} bytes pickled, built in {secs:.2f}s", flush=True)
+        ups, ups_nc, pqs, reads, rs_reads, files, collected = [], [], [], [], [], [], []
         for i in range(1, args.repeat + 1):
-            df = make_df(spark, args.n, i).cache()
+            df = make_df(spark, args.n, i)
+            df = (df.repartition(args.partitions) if args.partitions else df).cache()
             df.count()  # materialise the input once, outside both timings
+            partitions = df.rdd.getNumPartitions()
             t_pq, _ = timed(lambda: df.write.mode("overwrite").parquet(parquet))
-            t_up, res = timed(lambda: write(df, table, opts))
+            counter = CollectCounter(spark)
+            try:
+                t_up, res = timed(lambda: write(df, table, opts))
+            finally:
+                counter.close()
             assert res.updates == args.n, res
+            files.append(files_per_group(table, res.instant))
+            collected.append((counter.rows, counter.calls))
             t_nc, res_nc = timed(lambda: write(df, table, {**opts, "hoodie.combine.before.upsert": "false"}))
             assert res_nc.updates == args.n, res_nc
             pqs.append(t_pq)
             ups.append(t_up)
             ups_nc.append(t_nc)
             df.unpersist()
-            t_rd, count = timed(lambda: spark.read.format("hudi_log").load(table).count())
-            assert count == args.n, count
-            t_rs, rs = timed(lambda: pa.Table.from_batches(
-                hudi.HudiTableBuilder.from_base_uri(table).build().read(hudi.HudiReadOptions())))
-            assert rs.num_rows == args.n, rs.num_rows
+            t_rd = t_rs = float("nan")
+            if not args.no_reads:
+                t_rd, count = timed(lambda: spark.read.format("hudi_log").load(table).count())
+                assert count == args.n, count
+                t_rs, rs = timed(lambda: pa.Table.from_batches(
+                    hudi.HudiTableBuilder.from_base_uri(table).build().read(hudi.HudiReadOptions())))
+                assert rs.num_rows == args.n, rs.num_rows
             reads.append(t_rd)
             rs_reads.append(t_rs)
+            print(f"round {i}: input partitions {partitions}, files written {files[-1][0]} for "
+                  f"{files[-1][1]} file groups, {counter.rows} rows collected to the driver in "
+                  f"{counter.calls} collects", flush=True)
             print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
                   f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s", flush=True)
-        # the rows themselves, once: Spark through the data source == hudi-rs
-        ours = sorted(tuple(r) for r in spark.read.format("hudi_log").load(table)
-                      .select("uuid", "ts", "fare").collect())
-        theirs = sorted(zip(*(rs.column(c).to_pylist() for c in ("uuid", "ts", "fare"))))
-        assert ours == theirs, "the data source and hudi-rs disagree"
+        if not args.no_reads:  # the rows themselves, once: Spark through the data source == hudi-rs
+            ours = sorted(tuple(r) for r in spark.read.format("hudi_log").load(table)
+                          .select("uuid", "ts", "fare").collect())
+            theirs = sorted(zip(*(rs.column(c).to_pylist() for c in ("uuid", "ts", "fare"))))
+            assert ours == theirs, "the data source and hudi-rs disagree"
         m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
                                                    ("hudi-rs", rs_reads))}
-        print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, median of {args.repeat}:")
+        print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, {args.index} index, "
+              f"input partitions {partitions}, median of {args.repeat}:")
+        (b_n, b_size, b_t), (a_n, a_size, a_t) = sizes["before"], sizes["after"]
+        print(f"  driver index          before {b_n:,} keys / {b_size:,} B ({b_t:.2f}s), after {a_n:,} file groups / "
+              f"{a_size:,} B ({a_t:.2f}s): ratio {a_size / b_size:.4f}")
+        print(f"  files per file group  {', '.join(f'{w}/{g} = {w / g:.2f}' for w, g in files)} (goal 1.00)")
+        print(f"  rows collected        {', '.join(str(r) for r, _ in collected)} per upsert (keys in the table: {b_n:,})")
         print(f"  spark parquet write   {m['parquet']:8.2f}s")
         paired = lambda xs: ", ".join(f"{x / p:.2f}" for x, p in zip(xs, pqs))  # noqa: E731
         print(f"  hudi_log upsert       {m['upsert']:8.2f}s   ratio {m['upsert'] / m['parquet']:.2f} (goal <= 2.0;"
               f" per round: {paired(ups)})")
         print(f"  ... combine off       {m['no-combine']:8.2f}s   ratio {m['no-combine'] / m['parquet']:.2f}"
               f" (hoodie.combine.before.upsert=false; per round: {paired(ups_nc)})")
+        if args.no_reads:
+            return 0
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
         print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} (ours / hudi-rs)")
     finally:

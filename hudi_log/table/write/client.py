@@ -97,6 +97,7 @@ from .context import (
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .key_lookup import index_type, plan_index
 from .keygen_config import key_generator, stored_record_keys
 from .task import refuse_clustered_updates, to_table, write_batches
 
@@ -294,7 +295,8 @@ def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
 
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
-                schema: pa.Schema | Mapping | None = None, defer_index: bool = False) -> WriteTransaction:
+                schema: pa.Schema | Mapping | None = None, defer_index: bool = False,
+                distributed_index: bool = False) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
     (or an Avro record schema); required for a new table, else the table's schema is used.
 
@@ -303,9 +305,13 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     working folder (``.hoodie/.aux/.hudi_log/{instant}``, not Java's marker folder), and ``ctx.index`` is a
     :class:`~hudi_log.table.write.index.DeferredIndex` that waits for it on first use. The build reads the
     file slices the write saw when it began, so files the tasks write meanwhile do not change it. Call
-    ``tx.finish_index()`` when the write is over."""
+    ``tx.finish_index()`` when the write is over.
+
+    ``distributed_index`` (a writer that looks keys up in its executors, :mod:`.key_lookup`): ``ctx.index``
+    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read."""
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
+    kind = index_type(path, opts)  # refused by name before anything is written
     config = concurrency_config(opts)  # refused before anything is written
     configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
     table_path = as_path(path)
@@ -328,7 +334,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
     try:
-        tx = _begin(table_path, opts, op, config, avro_in, defer_index)
+        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind)
     except BaseException:
         if new_table is not None:
             remove_new_table(table_path, new_table[0])
@@ -339,8 +345,10 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     return tx
 
 
-def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool):
-    """begin_write once the table exists; the index build thread is made, not started."""
+def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool,
+           distributed_index: bool, kind: str):
+    """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
+    checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
@@ -378,8 +386,11 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
-        defer = defer_index and looks_up and props.is_mor
-        index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
+        defer = defer_index and looks_up and props.is_mor and not distributed_index
+        if distributed_index:
+            index = plan_index(table_path, props, timeline, groups if looks_up else {}, kind)
+        else:
+            index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
         if defer:
             folder = markers.work_dir(table_path, instant)

@@ -19,6 +19,7 @@ from .create import (
 from ...format.content.bloom import BloomOptions
 from ..view.base_file import bloom_options
 from .index import DeferredIndex, FileGroupInfo, KeyIndex
+from .key_lookup import FileGroupIndex
 from .keygen import KeyGenerator
 from .keygen_config import key_generator
 from ..properties import TableProperties
@@ -40,7 +41,7 @@ class WriteContext:
     action: str
     schema: dict  # the Avro table schema (no meta fields) this instant writes
     operation: str
-    index: KeyIndex | DeferredIndex  # record key -> (partition, file id)
+    index: KeyIndex | DeferredIndex | FileGroupIndex  # record key -> (partition, file id); or per-group facts
     options: dict[str, str]
     file_groups: dict[str, FileGroupInfo] = field(default_factory=dict)  # file id -> latest slice
     records_per_file: int = DEFAULT_MAX_FILE_SIZE // DEFAULT_RECORD_SIZE_ESTIMATE

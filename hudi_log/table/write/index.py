@@ -367,7 +367,13 @@ def _update_only_logs(timeline: Timeline, since: str) -> set[str]:
     """Names of the log files that completed commits (from ``since`` on) wrote only updates and deletes
     to: every write stat naming the file counts no inserts. Hudi counts a record as an update when the
     index placed it in the file group, so such a file holds no key its group did not have already."""
-    verdict: dict[str, bool] = {}
+    return {name for name, (inserts, _) in log_write_counts(timeline, since).items() if not inserts}
+
+
+def log_write_counts(timeline: Timeline, since: str) -> dict[str, tuple[int, int]]:
+    """Log file name -> (inserts, deletes) the completed commits from ``since`` on counted for it (every
+    write stat naming the file); a log whose commit metadata is unreadable is not in it."""
+    counts: dict[str, tuple[int, int]] = {}
     for inst in timeline.completed_commits():
         if inst.requested_time < since:
             continue
@@ -377,11 +383,12 @@ def _update_only_logs(timeline: Timeline, since: str) -> set[str]:
             continue
         for st in write_stats(md):
             names = {Path(str(x)).name for x in [st.get("path"), *(st.get("logFiles") or [])] if x}
-            clean = int(st.get("numInserts") or 0) == 0
+            ins, dels = int(st.get("numInserts") or 0), int(st.get("numDeletes") or 0)
             for name in names:
                 if ".log." in name:
-                    verdict[name] = verdict.get(name, True) and clean
-    return {name for name, clean in verdict.items() if clean}
+                    i, d = counts.get(name, (0, 0))
+                    counts[name] = (i + ins, d + dels)
+    return counts
 
 
 def _entries(base: dict, merged: dict | None = None):

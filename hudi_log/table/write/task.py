@@ -40,6 +40,12 @@ DELETE_FLAG = "_hoodie_is_deleted"
 
 
 # ---- routing --------------------------------------------------------------------------------------
+#: columns of records tagged before the tasks (a distributed index): the file id, null for an insert, and
+#: the partition path (for a delete given keys only, the partition the key was found in)
+TAG_FILE_ID = "_hudi_log_file_id"
+TAG_PARTITION = "_hudi_log_partition"
+
+
 def route(ctx: WriteContext, batch) -> pa.Array:
     """The file group id each row goes to: its current file group for a known key (upsert, delete),
     ``""`` for a new key (see the module docstring on repartitioning)."""
@@ -138,15 +144,17 @@ def _delete_flags(ctx: WriteContext, table: pa.Table) -> np.ndarray | None:
     return flags if flags.any() else None
 
 
-def _route_rows(ctx: WriteContext, keys, parts, flagged: np.ndarray | None = None
+def _route_rows(ctx: WriteContext, keys, parts, flagged: np.ndarray | None = None, fids: pa.Array | None = None
                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Rows by destination: {file id: rows} for keys the index holds in the same partition (updates,
     deletes), {partition: rows} for the others (inserts; dropped for a delete, and a flagged row of a new
     key, which Hudi's create handle skips); rows ascending. Vectorized: one hash lookup of every key in the
-    index's keys, then a group-by."""
+    index's keys (unless ``fids`` gives each row's file id, null for an insert: records tagged before the
+    task), then a group-by."""
     n = len(keys)
     parts_arr = _strings(parts)
-    fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
+    if fids is None:
+        fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
     rows = np.arange(n, dtype=np.int64)
     is_update = pc.is_valid(fids).to_numpy(zero_copy_only=False)
     updates = _group_rows(fids.filter(pa.array(is_update)), rows[is_update])
@@ -224,15 +232,24 @@ def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Tabl
 
 
 def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
-               task_id: int = 0, *, digest: bool = False) -> TaskWrite:
+               task_id: int = 0, *, digest: bool = False, tagged: bool = False) -> TaskWrite:
     """:func:`write_batches`, and with ``digest`` the :func:`key_digest` of the pairs written, so that
-    a driver can check that no two tasks wrote one key (which neither could combine)."""
+    a driver can check that no two tasks wrote one key (which neither could combine).
+
+    ``tagged``: the batches carry each record's location, found before the task by a distributed index
+    (:mod:`.key_lookup`): columns :data:`TAG_FILE_ID` (null for an insert) and :data:`TAG_PARTITION`."""
     table = to_table(batches)
     if table is None or table.num_rows == 0:
         return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
     props = ctx.properties
     keys = _strings(ctx.keygen.record_key_array(table))
-    parts = _strings(_partitions_for(ctx, table, keys))
+    tags = None
+    if tagged:
+        tags = _strings(table.column(TAG_FILE_ID)), _strings(table.column(TAG_PARTITION))
+        table = table.drop_columns([TAG_FILE_ID, TAG_PARTITION])
+        parts = tags[1]
+    else:
+        parts = _strings(_partitions_for(ctx, table, keys))
     rows = None
     hashes = key_digest(keys, parts) if digest else None
     # distinct keys (the usual batch) have nothing to combine: one hash pass instead of the sort
@@ -243,6 +260,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     if rows is not None and len(rows) != table.num_rows:
         taken = pa.array(rows, pa.int64())
         table, keys, parts = table.take(taken), keys.take(taken), parts.take(taken)
+        tags = None if tags is None else (tags[0].take(taken), parts)
     # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
     ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
     flagged = _delete_flags(ctx, table)
@@ -250,7 +268,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema))
     # route: existing file group (updates / deletes) or new (inserts)
-    updates, inserts = _route_rows(ctx, keys, parts, flagged)
+    updates, inserts = _route_rows(ctx, keys, parts, flagged, None if tags is None else tags[0])
     refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []

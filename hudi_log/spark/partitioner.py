@@ -1,0 +1,255 @@
+"""Records tagged with their file group and partitioned by it, in Spark: Java's ``tagLocation`` (the
+SIMPLE and BLOOM indexes, :mod:`hudi_log.table.write.key_lookup`) and ``UpsertPartitioner`` for
+:func:`hudi_log.spark.write`.
+
+1. Each row gets its record key and partition path (a ``mapInArrow`` with the table's key generator).
+2. Index (upsert, delete): the distinct partition paths are collected (one row per partition: Java's
+   ``affectedPartitionPathList``) and the driver's :class:`FileGroupIndex` is pruned to their file groups.
+   SIMPLE reads every pruned group's keys in executors (one task per group) and joins them with the
+   incoming (partition, key) pairs; BLOOM first reads the groups' key ranges from their footers (a Spark
+   job; the driver keeps a (min, max) per group), explodes each incoming key into the groups whose range
+   holds it, shuffles those pairs by group and checks them there against the bloom filter and the keys.
+   A key found in several groups of its partition keeps the one build_index would choose (live, last).
+3. Partitioner: the workload profile (rows per (partition, file group), inserts per partition; one row
+   per group, collected) gives one bucket per touched file group and, per partition, ``ceil(inserts /
+   records per file)`` buckets for new file groups (``WriteContext.records_per_file``: Java's
+   ``hoodie.parquet.max.file.size`` / average record size). A new key's bucket is a hash of the key, so
+   its rows meet in one task and are combined there. The rows are shuffled so that each bucket is one
+   Spark partition: the bucket's partition number is hidden in a key column whose Murmur3 hash (Spark's
+   hash partitioning) lands on it, as Java's partitioner maps buckets to partitions directly.
+
+So each file group is written by exactly one task: one log file per file group per commit on
+MERGE_ON_READ, one rewrite per file group on COPY_ON_WRITE, whatever the input's partitioning. No key
+reaches the driver: what it collects is per partition and per file group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..paths import configure_storage, storage_options
+from ..table.write.key_lookup import (
+    FileGroupIndex, check_candidates, group_keys, key_ranges, range_candidates,
+)
+from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
+
+KEY = "_hudi_log_key"
+SLOT = "_hudi_log_slot"
+#: the most Spark partitions the write shuffles into (default: one per bucket, as Java's UpsertPartitioner)
+SHUFFLE_PARTITIONS_OPTION = "hudi_log.write.shuffle.partitions"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Java's ``WorkloadProfile`` and the buckets made of it: per-file-group and per-partition facts."""
+    updates: dict[str, int]  # file id -> rows
+    inserts: dict[str, int]  # partition -> rows of new keys
+    insert_buckets: dict[str, int]  # partition -> buckets of new file groups
+    tasks: int  # Spark partitions written
+
+    @property
+    def buckets(self) -> int:
+        return len(self.updates) + sum(self.insert_buckets.values())
+
+
+def _strings(a) -> pa.Array:
+    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    return a.cast(pa.string()) if a.type != pa.string() else a
+
+
+def _spark_type(schema: pa.Schema):
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
+
+
+def tag(df, ctx):
+    """``df`` with columns :data:`KEY`, :data:`TAG_PARTITION` and :data:`TAG_FILE_ID` (null: not in the table)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    kg = ctx.keygen
+    index: FileGroupIndex = ctx.index
+    keys_only = ctx.operation == "delete" and any(f not in df.columns for f in kg.partition_fields)
+    schema = StructType(df.schema.fields + [StructField(KEY, StringType()), StructField(TAG_PARTITION, StringType())])
+
+    def add_keys(batches):
+        for b in batches:
+            parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
+            yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
+
+    keyed = df.mapInArrow(add_keys, schema)
+    if ctx.operation in ("upsert", "delete") and len(index):  # read by the pruning, the lookup and the join
+        from pyspark import StorageLevel
+
+        keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
+    if ctx.operation not in ("upsert", "delete") or not len(index):
+        return keyed.withColumn(TAG_FILE_ID, F.lit(None).cast("string"))
+    if not keys_only:  # partition pruning: one row per partition the records go to
+        index = index.pruned(r[0] for r in keyed.select(TAG_PARTITION).distinct().collect())
+    existing = _existing_keys(keyed, index, keys_only)
+    existing = existing.withColumnRenamed("key", KEY).withColumn(TAG_PARTITION, F.col("partition"))
+    on = [KEY] if keys_only else [KEY, TAG_PARTITION]
+    # of a key's groups, the one build_index picks: live first, then the last group
+    best = existing.groupBy(*on).agg(F.max(F.struct("live", "ordinal", "file_id", "partition")).alias("m"))
+    best = best.select(*on, F.col("m.file_id").alias(TAG_FILE_ID), F.col("m.partition").alias("_found"))
+    tagged = keyed.join(best, on=on, how="left")
+    if keys_only:  # a delete given keys only goes to the partition the key was found in
+        tagged = tagged.withColumn(TAG_PARTITION, F.coalesce(F.col("_found"), F.lit("")))
+    return tagged.drop("_found")
+
+
+def _groups_frame(spark, ordinals: list[int]):
+    """One row per file group, one Spark partition per group (reading a group's keys is the unit of work)."""
+    n = max(1, min(len(ordinals), spark.sparkContext.defaultParallelism * 4))
+    return spark.createDataFrame([(int(o),) for o in ordinals], "ordinal int").repartition(n, "ordinal")
+
+
+def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
+    """(partition, key, file_id, live, ordinal) of the table's keys that may match the incoming ones."""
+    from ..table.write.key_lookup import KEY_COLUMNS
+
+    spark = keyed.sparkSession
+    out_type = _spark_type(KEY_COLUMNS)
+    store = storage_options()  # executors read the table's files: an s3:// table needs its fs.s3a.* options
+
+    if index.index_type == "SIMPLE":
+        def read_keys(batches):
+            configure_storage(store)
+            for b in batches:
+                for o in b.column(0).to_pylist():
+                    yield from group_keys(index, [o]).to_batches()
+
+        return _groups_frame(spark, [g.ordinal for g in index.groups]).mapInArrow(read_keys, out_type)
+    # BLOOM: ranges from the footers (per group, to the driver), then candidates checked per group
+    prunable = [g.ordinal for g in index.groups if g.prunable]
+
+    def read_ranges(batches):
+        configure_storage(store)
+        for b in batches:
+            found = key_ranges(index, b.column(0).to_pylist())
+            os_ = list(found)
+            yield pa.record_batch([pa.array(os_, pa.int32()), pa.array([found[o] and found[o][0] for o in os_], pa.string()),
+                                   pa.array([found[o] and found[o][1] for o in os_], pa.string())],
+                                  names=["ordinal", "lo", "hi"])
+
+    rows = _groups_frame(spark, prunable).mapInArrow(read_ranges, "ordinal int, lo string, hi string").collect() \
+        if prunable else []
+    index = index.with_ranges({r[0]: (r[1], r[2]) if r[1] is not None else None for r in rows})
+
+    def explode(batches):
+        for b in batches:
+            keys = _strings(b.column(0))
+            at, ords = range_candidates(index, keys, None if keys_only else _strings(b.column(1)))
+            yield pa.record_batch([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"])
+
+    def check(batches):
+        configure_storage(store)
+        table = pa.Table.from_batches(list(batches), schema=pa.schema([(KEY, pa.string()), ("ordinal", pa.int32())]))
+        if not table.num_rows:
+            return
+        ords = table.column("ordinal").to_numpy()
+        for o in np.unique(ords):
+            yield from check_candidates(index, int(o), table.column(KEY).filter(pa.array(ords == o))).to_batches()
+
+    n = max(1, min(len(index), spark.sparkContext.defaultParallelism * 4))
+    pairs = keyed.select(KEY, TAG_PARTITION).mapInArrow(explode, f"{KEY} string, ordinal int")
+    return pairs.repartition(n, "ordinal").mapInArrow(check, out_type)
+
+
+def profile(tagged, ctx, max_tasks: int | None = None) -> Profile:
+    """The workload profile (Java's ``WorkloadProfile``): rows per touched file group and new-key rows per
+    partition, one collected row per (partition, file group)."""
+    updates: dict[str, int] = {}
+    inserts: dict[str, int] = {}
+    for part, fid, count in tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).count().collect():
+        if fid is not None:
+            updates[fid] = count
+        elif ctx.operation != "delete":  # a delete of an unknown key writes nothing
+            inserts[part or ""] = inserts.get(part or "", 0) + count
+    per_file = max(int(ctx.records_per_file), 1)
+    buckets = {p: -(-c // per_file) for p, c in inserts.items()}
+    n = max(1, len(updates) + sum(buckets.values()))
+    return Profile(updates, inserts, buckets, min(n, max_tasks) if max_tasks else n)
+
+
+def _slot_keys(spark, n: int) -> np.ndarray:
+    """For each Spark partition 0..n-1, a long whose Spark hash partitioning (``pmod(murmur3(v, 42), n)``,
+    what ``repartition(n, col)`` computes) lands on it."""
+    from pyspark.sql import functions as F
+
+    found = np.full(n, -1, np.int64)
+    span = 64 * n
+    for lo in range(0, 1 << 40, span):  # 64 draws per partition: a miss is (1-1/n)^(64n) ~ e^-64
+        rows = (spark.range(lo, lo + span).select(F.pmod(F.hash("id"), F.lit(n)).alias("s"), "id")
+                .groupBy("s").agg(F.min("id")).collect())
+        for s, v in rows:
+            if found[s] < 0:
+                found[s] = v
+        if (found >= 0).all():
+            return found
+    raise RuntimeError("no hash key for a Spark partition")  # unreachable in practice
+
+
+def _key_hashes(keys: pa.Array) -> np.ndarray:
+    """A 64-bit hash of each key, the same in every executor (polars' hash of one build, seed 0)."""
+    import polars as pl
+
+    return pl.Series(keys).hash(seed=0).to_numpy()
+
+
+def partition_by_file_group(df, ctx, options):
+    """(the rows to write, the :class:`Profile`, the persisted tagged frame to unpersist after the write):
+    ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is one Spark
+    partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
+    tagged = tag(df, ctx)
+    if ctx.operation == "delete":
+        tagged = tagged.filter(F.col(TAG_FILE_ID).isNotNull())
+    tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
+    prof = profile(tagged, ctx, cap)
+    slots: dict[str, int] = {}
+    for i, fid in enumerate(sorted(prof.updates)):
+        slots[fid] = i % prof.tasks
+    first: dict[str, int] = {}
+    at = len(prof.updates)
+    for p in sorted(prof.insert_buckets):
+        first[p] = at
+        at += prof.insert_buckets[p]
+    keys = _slot_keys(df.sparkSession, prof.tasks)
+    buckets, tasks = prof.insert_buckets, prof.tasks
+
+    def add_slot(batches):
+        for b in batches:
+            out = np.empty(b.num_rows, np.int64)
+            fids = b.column(TAG_FILE_ID)
+            upd = pc.is_valid(fids).to_numpy(zero_copy_only=False)
+            if upd.any():
+                enc = pc.dictionary_encode(fids.filter(pa.array(upd)))
+                to_slot = np.array([slots[f] for f in enc.dictionary.to_pylist()], np.int64)
+                out[upd] = to_slot[enc.indices.to_numpy(zero_copy_only=False)]
+            if not upd.all():
+                new = ~upd
+                enc = pc.dictionary_encode(pc.fill_null(b.column(TAG_PARTITION), "").filter(pa.array(new)))
+                names = enc.dictionary.to_pylist()
+                start = np.array([first[p] for p in names], np.uint64)
+                width = np.array([buckets[p] for p in names], np.uint64)
+                codes = enc.indices.to_numpy(zero_copy_only=False)
+                h = _key_hashes(_strings(b.column(KEY)).filter(pa.array(new)))
+                out[new] = ((start[codes] + h % width[codes]) % np.uint64(tasks)).astype(np.int64)
+            yield b.append_column(SLOT, pa.array(keys[out], pa.int64()))
+
+    schema = StructType(tagged.schema.fields + [StructField(SLOT, LongType())])
+    routed = tagged.mapInArrow(add_slot, schema).repartition(prof.tasks, F.col(SLOT)).drop(SLOT, KEY)
+    return routed, prof, tagged
+
+
+__all__ = ["Profile", "SHUFFLE_PARTITIONS_OPTION", "partition_by_file_group", "profile", "tag"]

@@ -1,0 +1,168 @@
+"""hudi_log.spark.write partitions records by file group, with the index in the executors (issue 17,
+items 1 and 2): at 200 input partitions a MOR upsert writes one log file per touched file group, a COW
+upsert rewrites each once; the tables equal the non-Spark path's; SIMPLE and BLOOM give no duplicates
+for keys across partitions; the driver holds per-file-group facts only, never a key list."""
+
+from __future__ import annotations
+
+import collections
+import pickle
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi_log.table import read_properties, read_table
+from hudi_log.table.timeline.timeline import Timeline
+from hudi_log.table.write.client import write_table
+
+pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
+from hudi_log.spark import write  # noqa: E402
+
+pytestmark = pytest.mark.slow
+SCHEMA = "id int, name string, ts long, region string"
+ARROW = pa.schema([("id", pa.int32()), ("name", pa.string()), ("ts", pa.int64()), ("region", pa.string())])
+
+
+def opts(table_type, index="SIMPLE"):
+    return {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": table_type,
+            "hoodie.datasource.write.partitionpath.field": "region", "hoodie.index.type": index,
+            # 500 records per new file group: the insert makes several file groups per partition
+            "hoodie.parquet.max.file.size": str(500 * 1024), "hoodie.copyonwrite.record.size.estimate": "1024"}
+
+
+def rows(ids, name, ts):
+    return [(i, f"{name}{i}", ts, "eu" if i % 2 else "us") for i in ids]
+
+
+def snapshot(path) -> dict:
+    t = read_table(path).sort_by("id")
+    return {(r["region"], r["id"]): r["name"] for r in t.select(["id", "name", "region"]).to_pylist()}
+
+
+def commit_stats(path, instant) -> list[dict]:
+    tl = Timeline(path, read_properties(path))
+    md = tl.commit_metadata(tl.instant(instant))
+    return [s for ss in md["partitionToWriteStats"].values() for s in ss]
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
+    path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
+    o = opts(table_type)
+    insert = rows(range(3000), "a", 1)
+    res = write(spark.createDataFrame(insert, SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in insert], ARROW), "insert", o)
+    groups = {s["fileId"] for s in commit_stats(path, res.instant)}
+    assert len(groups) >= 6  # 1500 rows per partition, 500 per file group
+    upsert = rows(range(0, 3300, 3), "b", 2)  # updates in every file group, and new keys
+    df = spark.createDataFrame(upsert, SCHEMA).repartition(200)
+    assert df.rdd.getNumPartitions() == 200
+    before = {p.name for p in Path(path).rglob(".*.log.*")}
+    res = write(df, path, o)
+    write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in upsert], ARROW), "upsert", o)
+    stats = commit_stats(path, res.instant)
+    per_group = collections.Counter(s["fileId"] for s in stats)
+    assert set(per_group) >= groups and max(per_group.values()) == 1  # each file group once in the commit
+    assert (res.updates, res.inserts) == (1000, 100)
+    if table_type == "MERGE_ON_READ":
+        # (a version-6 log file is named by its slice's base instant, so the new ones are told apart by listing)
+        on_disk = {p.name for p in Path(path).rglob(".*.log.*")} - before
+        named = {Path(s["path"]).name for s in stats if ".log." in s["path"]}
+        assert on_disk == named and len(named) == len(groups)  # one log file per touched file group
+    else:
+        rewritten = [p for p in Path(path).rglob(f"*_{res.instant}.parquet")]
+        assert len(rewritten) == len(stats) == len(per_group)
+    assert snapshot(path) == snapshot(plain)
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_keys_across_partitions_no_duplicates(spark, tmp_path, index):
+    """Key i lives in eu or us; the upsert sends some keys to their own partition (updates) and some to
+    the other one (a non-global index: new records there), and repeats keys within the input (combined)."""
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ", index)
+    write(spark.createDataFrame(rows(range(400), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    up = [(i, f"b{i}", 2, "eu" if i % 2 else "us") for i in range(0, 400, 4)]
+    moved = [(i, f"m{i}", 2, "us" if i % 2 else "eu") for i in range(1, 400, 8)]
+    again = [(i, f"c{i}", 3, "eu" if i % 2 else "us") for i in range(0, 400, 8)]
+    res = write(spark.createDataFrame(up + moved + again, SCHEMA).repartition(17), path, o)
+    assert (res.updates, res.inserts) == (100, len(moved))
+    t = read_table(path)
+    pairs = list(zip(t.column("region").to_pylist(), t.column("id").to_pylist()))
+    assert len(pairs) == len(set(pairs)) == 400 + len(moved)
+    got = snapshot(path)
+    assert got[("us", 0)] == "c0" and got[("us", 4)] == "b4" and got[("eu", 1)] == "a1" and got[("us", 1)] == "m1"
+
+
+def test_driver_holds_no_keys(spark, tmp_path, monkeypatch):
+    """The driver's index is per-file-group data (FileGroupIndex: GroupFacts, no key), its pickle does not
+    grow with the rows, the driver-side key index is never built, and what the driver collects is per
+    partition or per file group, never per key."""
+    import hudi_log.table.write.client as client
+    from hudi_log.table.write.key_lookup import FileGroupIndex, GroupFacts
+
+    DataFrame = type(spark.range(0))  # Spark's classic DataFrame, whose collect the write calls
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ")
+    write(spark.createDataFrame(rows(range(3000), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    seen, collected = [], []
+    begin = client.begin_write
+
+    def spy(*a, **k):
+        tx = begin(*a, **k)
+        seen.append(tx.context.index)
+        return tx
+
+    def no_driver_index(*a, **k):
+        raise AssertionError("the driver built a key index")
+
+    real_collect = DataFrame.collect
+
+    def counting(self):
+        out = real_collect(self)
+        collected.append(len(out))
+        return out
+
+    monkeypatch.setattr(client, "begin_write", spy)
+    monkeypatch.setattr(client, "build_index", no_driver_index)
+    monkeypatch.setattr(DataFrame, "collect", counting)
+    res = write(spark.createDataFrame(rows(range(0, 3000, 2), "b", 2), SCHEMA).repartition(8), path, o)
+    assert res.updates == 1500
+    (index,) = seen
+    assert isinstance(index, FileGroupIndex) and all(type(g) is GroupFacts for g in index.groups)
+    assert all(not isinstance(v, (list, tuple, pa.Array)) or len(v) <= len(index.groups) for v in vars(index).values())
+    assert len(pickle.dumps(index)) < 400 * len(index.groups) + 4096  # ~a path per group, not 3000 keys
+    groups = len(index.groups)
+    assert collected and max(collected) <= max(groups * 2, 64)  # partitions, (partition, group) counts, slot keys
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_custom_timestamp_keys_tagged_in_executors_as_on_the_driver(spark, tmp_path, index):
+    """A Custom key generator (a plain and a TimestampBased partition field) keys the rows in the executors'
+    tagging exactly as write_table's driver-side index does: the same partition paths, no key twice."""
+    schema = "id int, name string, ts long, day long, region string"
+    arrow = pa.schema([("id", pa.int32()), ("name", pa.string()), ("ts", pa.int64()), ("day", pa.int64()),
+                       ("region", pa.string())])
+    tb = "hoodie.keygen.timebased."
+    o = {**opts("MERGE_ON_READ", index), "hoodie.datasource.write.partitionpath.field": "region:simple,day:timestamp",
+         "hoodie.datasource.write.keygenerator.type": "CUSTOM", tb + "timestamp.type": "EPOCHMILLISECONDS",
+         tb + "output.dateformat": "yyyy/MM/dd", tb + "output.timezone": "UTC"}
+
+    def data(ids, name, ts):
+        return [(i, f"{name}{i}", ts, 1_705_000_000_000 + (i % 3) * 86_400_000, "eu" if i % 2 else "us") for i in ids]
+
+    path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
+    for batch, op in ((data(range(1200), "a", 1), "insert"), (data(range(0, 1500, 3), "b", 2), "upsert")):
+        write(spark.createDataFrame(batch, schema).repartition(200), path, {**o, "hoodie.datasource.write.operation": op})
+        write_table(plain, pa.Table.from_pylist([dict(zip(arrow.names, r)) for r in batch], arrow), op, o)
+
+    def keyed(p):
+        t = read_table(p)
+        return collections.Counter(zip(t.column("_hoodie_partition_path").to_pylist(), t.column("id").to_pylist(),
+                                       t.column("name").to_pylist()))
+
+    got = keyed(path)
+    assert got == keyed(plain) and max(got.values()) == 1 and len(got) == 1300
+    assert got[("us/2024/01/11", 0, "b0")] == 1 and got[("eu/2024/01/12", 1, "a1")] == 1
