@@ -512,20 +512,21 @@ def read_parquet(path, columns=None):
     return pq.read_table(where, columns=columns, filesystem=fs)
 
 
-def read_parquet_schema(path):
-    import pyarrow.parquet as pq
+def _read_footer(path, read):
+    """``read`` (pq.read_schema or pq.read_metadata) of a Parquet file on local disk or an object store."""
     where, fs = arrow_location(path)
     if fs is None:
-        return pq.read_schema(where)
+        return read(where)
     with fs.open_input_file(where) as f:
-        return pq.read_schema(f)
+        return read(f)
+
+
+def read_parquet_schema(path):
+    import pyarrow.parquet as pq
+    return _read_footer(path, pq.read_schema)
 
 
 def read_parquet_metadata(path):
     """The Parquet footer (``pq.FileMetaData``) of a file on local disk or an object store."""
     import pyarrow.parquet as pq
-    where, fs = arrow_location(path)
-    if fs is None:
-        return pq.read_metadata(where)
-    with fs.open_input_file(where) as f:
-        return pq.read_metadata(f)
+    return _read_footer(path, pq.read_metadata)
