@@ -66,10 +66,15 @@ def test_spark_bench_reports_its_ratios():
     """tools/bench/spark.py on a tiny DataFrame: every timing and both ratios are printed (the row sets
     of the data source and hudi-rs are checked equal inside it)."""
     pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
-    proc = subprocess.run([sys.executable, "tools/bench/spark.py", "2000", "--repeat", "2"],
+    proc = subprocess.run([sys.executable, "tools/bench/spark.py", "2000", "--repeat", "2",
+                           "--partitions", "8", "--file-groups", "8"],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert re.search(r"hudi_log upsert\s+\d+\.\d+s\s+ratio \d+\.\d+ \(goal <= 2\.0; per round: \d+\.\d+, \d+\.\d+\)", out)
     assert re.search(r"combine off\s+\d+\.\d+s\s+ratio \d+\.\d+", out)
     assert re.search(r"hudi-rs read\s+\d+\.\d+s\s+ratio \d+\.\d+ \(ours / hudi-rs\)", out)
+    # issue 17: one log file per touched file group, and a driver index per file group, not per key
+    per_group = re.search(r"files per file group\s+(\d+)/(\d+) = ", out)
+    assert per_group and per_group.group(1) == per_group.group(2), out
+    assert re.search(r"driver index\s+before 2,000 keys .* after \d+ file groups", out), out
