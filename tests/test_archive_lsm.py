@@ -223,8 +223,20 @@ def test_corpus_history_layout_and_v9_refusal(corpus_tables, tmp_path):
 def test_bad_lsm_options_are_refused_before_the_write(tmp_path):
     from hudi_log.table.services.archive import ArchiveError
     base = tmp_path / "t"
-    for bad in ({"hoodie.timeline.compaction.batch.size": "1"}, {"hoodie.cleaner.commits.retained": "x"},
-                {"hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS"}):
+    for bad in ({"hoodie.timeline.compaction.batch.size": "1"}, {"hoodie.cleaner.commits.retained": "x"}):
         with pytest.raises(ArchiveError):
             write_table(base, batch([("k1", "a")], 1), "insert", {**opts(8, "COPY_ON_WRITE"), **bad})
         assert not (base / ".hoodie").exists()
+    # the hours policy: version-8 archival refuses it by name, writes go on and skip the auto-archive
+    hours = {**opts(8, "COPY_ON_WRITE"), "hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS",
+             "hoodie.keep.min.commits": "1", "hoodie.keep.max.commits": "2", "hoodie.cleaner.commits.retained": "1"}
+    for i in range(4):
+        write_table(base, batch([("k1", f"v{i}")], i), "upsert", hours)
+    assert len(HudiTable(base).timeline.completed_commits()) == 4
+    with pytest.raises(ArchiveError, match="KEEP_LATEST_BY_HOURS"):
+        archive(base, hours)
+    v6 = tmp_path / "v6"  # version 6 archival does not use the policy: it archives
+    for i in range(4):
+        write_table(v6, batch([("k1", f"v{i}")], i), "upsert", {**hours, **opts(6, "COPY_ON_WRITE"),
+                                                               "hoodie.cleaner.policy": "KEEP_LATEST_BY_HOURS"})
+    assert len(HudiTable(v6).timeline.completed_commits()) <= 2

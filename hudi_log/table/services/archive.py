@@ -318,6 +318,8 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     if has_metadata_table(table_path, props):
         refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \
                   "does not run"
+    elif props.timeline_layout_version >= 2:
+        refusal = LsmConfig.of(options, table_path).unsupported()  # the auto-archive skips: the timeline grows
     if refusal:
         if automatic:
             return []

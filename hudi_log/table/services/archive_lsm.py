@@ -93,11 +93,15 @@ class LsmConfig:
         if c.compaction_batch < 2 or c.cleaner_retained < 1:
             raise ArchiveError(where, "hoodie.timeline.compaction.batch.size must be at least 2 and "
                                "hoodie.cleaner.commits.retained at least 1")
-        if c.cleaner_policy not in ("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS"):
-            # Java raises the kept counts by the hours policy's retained commits; hudi-log does not compute it
-            raise ArchiveError(where, f"hoodie.cleaner.policy={c.cleaner_policy} is not supported by archival "
-                               "(KEEP_LATEST_COMMITS or KEEP_LATEST_FILE_VERSIONS)")
         return c
+
+    def unsupported(self) -> str | None:
+        """Why version-8 archival cannot run with these options (None: it can)."""
+        if self.cleaner_policy not in ("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS"):
+            # Java raises the kept counts by the hours policy's retained commits; hudi-log does not compute it
+            return (f"hoodie.cleaner.policy={self.cleaner_policy} is not supported by version-8 archival "
+                    "(KEEP_LATEST_COMMITS or KEEP_LATEST_FILE_VERSIONS)")
+        return None
 
 
 # ---- which instants ------------------------------------------------------------------------------
