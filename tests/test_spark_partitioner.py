@@ -47,6 +47,13 @@ def commit_stats(path, instant) -> list[dict]:
     return [s for ss in md["partitionToWriteStats"].values() for s in ss]
 
 
+def _task_id(name: str) -> int:
+    """The task partition id in a base or log file name's write token (``fileId_token_instant.parquet``,
+    ``.fileId_instant.log.version_token``)."""
+    token = name.rsplit("_", 1)[1] if ".log." in name else name.split("_")[1]
+    return int(token.split("-")[0])
+
+
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
 def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
@@ -66,6 +73,10 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     per_group = collections.Counter(s["fileId"] for s in stats)
     assert set(per_group) >= groups and max(per_group.values()) == 1  # each file group once in the commit
     assert (res.updates, res.inserts) == (1000, 100)
+    # the write ran in at most 2 x default parallelism Python tasks (hudi_log.write.shuffle.partitions'
+    # default), not one per file group: the task id leads each file name's write token
+    tasks = {_task_id(Path(s["path"]).name) for s in stats}
+    assert 1 <= len(tasks) <= 2 * spark.sparkContext.defaultParallelism < len(per_group)
     if table_type == "MERGE_ON_READ":
         # (a version-6 log file is named by its slice's base instant, so the new ones are told apart by listing)
         on_disk = {p.name for p in Path(path).rglob(".*.log.*")} - before

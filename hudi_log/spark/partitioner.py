@@ -14,9 +14,15 @@ SIMPLE and BLOOM indexes, :mod:`hudi_log.table.write.key_lookup`) and ``UpsertPa
    per group, collected) gives one bucket per touched file group and, per partition, ``ceil(inserts /
    records per file)`` buckets for new file groups (``WriteContext.records_per_file``: Java's
    ``hoodie.parquet.max.file.size`` / average record size). A new key's bucket is a hash of the key, so
-   its rows meet in one task and are combined there. The rows are shuffled so that each bucket is one
-   Spark partition: the bucket's partition number is hidden in a key column whose Murmur3 hash (Spark's
-   hash partitioning) lands on it, as Java's partitioner maps buckets to partitions directly.
+   its rows meet in one task and are combined there. The rows are shuffled so that each bucket is in
+   exactly one Spark partition: the bucket's partition number is hidden in a key column whose Murmur3 hash
+   (Spark's hash partitioning) lands on it, as Java's partitioner maps buckets to partitions directly.
+   Java gives each bucket a partition of its own; here buckets share the partitions round-robin when
+   there are more of them than :data:`SHUFFLE_PARTITIONS_OPTION` allows (default: 2 x Spark's default
+   parallelism), because each Python task costs a fixed round trip (measured in docs/benchmarks.md: 377
+   one-group tasks on 2 cores took 16x Spark's Parquet write of the same rows). The Python passes before
+   the shuffle likewise run in at most that many tasks (:data:`PYTHON_TASKS_OPTION`; ``coalesce``, which
+   merges partitions without a shuffle), not in one per input partition.
 
 So each file group is written by exactly one task: one log file per file group per commit on
 MERGE_ON_READ, one rewrite per file group on COPY_ON_WRITE, whatever the input's partitioning. No key
@@ -39,8 +45,25 @@ from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
 
 KEY = "_hudi_log_key"
 SLOT = "_hudi_log_slot"
-#: the most Spark partitions the write shuffles into (default: one per bucket, as Java's UpsertPartitioner)
+#: the most Spark partitions the write shuffles into (default: :data:`PYTHON_TASKS_OPTION`'s). Java's
+#: UpsertPartitioner makes one per bucket; here a task may write several file groups, each still once
+#: (one log file per file group per commit), so that 377 file groups on 2 cores are 4 Python tasks, not 377
 SHUFFLE_PARTITIONS_OPTION = "hudi_log.write.shuffle.partitions"
+#: the most Spark partitions a Python pass over the rows (keys, routing) runs in (default: 2 x Spark's
+#: default parallelism). Each Python task costs a fixed round trip that a JVM task does not, so 200 input
+#: partitions on 2 cores are merged (``coalesce``: no shuffle) into 4 tasks, as many as keep every core busy
+PYTHON_TASKS_OPTION = "hudi_log.write.python.tasks"
+
+
+def python_tasks(spark, options) -> int:
+    """The :data:`PYTHON_TASKS_OPTION` in force."""
+    given = options.get(PYTHON_TASKS_OPTION) if options else None
+    return max(1, int(given)) if given else max(1, 2 * spark.sparkContext.defaultParallelism)
+
+
+def _fewer(df, n: int):
+    """``df`` in at most ``n`` partitions, merged without a shuffle (never more: a coalesce only merges)."""
+    return df.coalesce(n)
 
 
 @dataclass(frozen=True)
@@ -67,8 +90,9 @@ def _spark_type(schema: pa.Schema):
     return from_arrow_schema(schema)
 
 
-def tag(df, ctx):
-    """``df`` with columns :data:`KEY`, :data:`TAG_PARTITION` and :data:`TAG_FILE_ID` (null: not in the table)."""
+def tag(df, ctx, tasks: int | None = None):
+    """``df`` with columns :data:`KEY`, :data:`TAG_PARTITION` and :data:`TAG_FILE_ID` (null: not in the table);
+    the keys are made in at most ``tasks`` Python tasks."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -82,7 +106,7 @@ def tag(df, ctx):
             parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
-    keyed = df.mapInArrow(add_keys, schema)
+    keyed = (df if tasks is None else _fewer(df, tasks)).mapInArrow(add_keys, schema)
     if ctx.operation in ("upsert", "delete") and len(index):  # read by the pruning, the lookup and the join
         from pyspark import StorageLevel
 
@@ -210,11 +234,14 @@ def partition_by_file_group(df, ctx, options):
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StructField, StructType
 
-    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
-    tagged = tag(df, ctx)
+    tasks = python_tasks(df.sparkSession, options)
+    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or tasks
+    tagged = tag(df, ctx, tasks)
     if ctx.operation == "delete":
         tagged = tagged.filter(F.col(TAG_FILE_ID).isNotNull())
-    tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
+    # the join's output has spark.sql.shuffle.partitions partitions, and a cached plan keeps them (AQE does
+    # not merge them): merged here, the routing pass runs in as few Python tasks as the keys did
+    tagged = _fewer(tagged, tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
     prof = profile(tagged, ctx, cap)
     slots: dict[str, int] = {}
     for i, fid in enumerate(sorted(prof.updates)):
@@ -252,4 +279,4 @@ def partition_by_file_group(df, ctx, options):
     return routed, prof, tagged
 
 
-__all__ = ["Profile", "SHUFFLE_PARTITIONS_OPTION", "partition_by_file_group", "profile", "tag"]
+__all__ = ["PYTHON_TASKS_OPTION", "Profile", "SHUFFLE_PARTITIONS_OPTION", "partition_by_file_group", "profile", "tag"]
