@@ -21,15 +21,21 @@ city) is made in Spark and cached. Then, in the same session:
   build (``build_index``: every record key) against the one it builds now (``plan_index``: per-file-group
   facts), as entries and pickled bytes (what it holds and ships to each task); and, in each upsert, the
   rows Spark jobs return to the driver (``DataFrame.collect`` counted: per partition and per file group);
-* read: ``spark.read.format("hudi_log").load(table)`` of the snapshot, counted (all rows through Arrow
-  into Spark) — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this process.
+* read: ``spark.read.format("hudi_log").load(table)`` of the snapshot, every row and column handed to
+  Spark's ``noop`` sink — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this
+  process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
+  ``count()`` of Parquet would read footers only);
+* the driver's peak memory: the Python driver process's maximum resident set (``ru_maxrss``) at the end,
+  and its growth over the run (on ``local`` masters the JVM driver also runs the executors, so its heap
+  is not the driver's alone).
 
 Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians are printed with
 
     upsert ratio = upsert time / parquet time      (goal <= 2.0; also for the no-combine upsert; each
                                                    round's own ratio is printed too: on a small machine
                                                    the Parquet write alone varies by half)
-    read ratio   = our read time / hudi-rs time    (below 1.0: faster than hudi-rs)
+    read ratio   = our read time / hudi-rs time    (goal <= 1.0: at least as fast as hudi-rs)
+    read / Parquet = our read time / Spark's Parquet read  (goal <= 2.0)
 
 The numbers are reported, not asserted; the row sets are checked equal once (Spark == hudi-rs).
 """
@@ -37,6 +43,7 @@ The numbers are reported, not asserted; the row sets are checked equal once (Spa
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import sys
@@ -129,6 +136,15 @@ class CollectCounter:
         self._cls.collect = self._orig
 
 
+def full_read(df) -> None:
+    """Every row and column of ``df`` through Spark, written nowhere (Spark's ``noop`` sink)."""
+    df.write.format("noop").mode("overwrite").save()
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def timed(fn):
     t = time.perf_counter()
     out = fn()
@@ -158,6 +174,7 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     table, parquet = str(work / "table"), str(work / "parquet")
     spark = spark_session(args.master, app_name="hudi-log bench")
+    rss_start = peak_rss_mb()
     opts = {**options(args.table_type), "hoodie.index.type": args.index}
     sizing = {"hoodie.parquet.max.file.size": str(-(-args.n // args.file_groups) * 1024)} if args.file_groups else {}
     try:
@@ -167,7 +184,7 @@ def main(argv=None) -> int:
         sizes = driver_index_sizes(table, args.index)
         for name, (entries, size, secs) in sizes.items():
             print(f"driver index {name}: {entries:,} entries, {size:,} bytes pickled, built in {secs:.2f}s", flush=True)
-        ups, ups_nc, pqs, reads, rs_reads, files, collected = [], [], [], [], [], [], []
+        ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
             df = (df.repartition(args.partitions) if args.partitions else df).cache()
@@ -188,27 +205,28 @@ def main(argv=None) -> int:
             ups.append(t_up)
             ups_nc.append(t_nc)
             df.unpersist()
-            t_rd = t_rs = float("nan")
+            t_rd = t_rs = t_prd = float("nan")
             if not args.no_reads:
-                t_rd, count = timed(lambda: spark.read.format("hudi_log").load(table).count())
-                assert count == args.n, count
+                t_rd, _ = timed(lambda: full_read(spark.read.format("hudi_log").load(table)))
+                t_prd, _ = timed(lambda: full_read(spark.read.parquet(parquet)))
                 t_rs, rs = timed(lambda: pa.Table.from_batches(
                     hudi.HudiTableBuilder.from_base_uri(table).build().read(hudi.HudiReadOptions())))
                 assert rs.num_rows == args.n, rs.num_rows
             reads.append(t_rd)
             rs_reads.append(t_rs)
+            pq_reads.append(t_prd)
             print(f"round {i}: input partitions {partitions}, files written {files[-1][0]} for "
                   f"{files[-1][1]} file groups, {counter.rows} rows collected to the driver in "
                   f"{counter.calls} collects", flush=True)
             print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
-                  f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s", flush=True)
+                  f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s", flush=True)
         if not args.no_reads:  # the rows themselves, once: Spark through the data source == hudi-rs
             ours = sorted(tuple(r) for r in spark.read.format("hudi_log").load(table)
                           .select("uuid", "ts", "fare").collect())
             theirs = sorted(zip(*(rs.column(c).to_pylist() for c in ("uuid", "ts", "fare"))))
             assert ours == theirs, "the data source and hudi-rs disagree"
         m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
-                                                   ("hudi-rs", rs_reads))}
+                                                   ("hudi-rs", rs_reads), ("parquet-read", pq_reads))}
         print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, {args.index} index, "
               f"input partitions {partitions}, median of {args.repeat}:")
         (b_n, b_size, b_t), (a_n, a_size, a_t) = sizes["before"], sizes["after"]
@@ -222,10 +240,14 @@ def main(argv=None) -> int:
               f" per round: {paired(ups)})")
         print(f"  ... combine off       {m['no-combine']:8.2f}s   ratio {m['no-combine'] / m['parquet']:.2f}"
               f" (hoodie.combine.before.upsert=false; per round: {paired(ups_nc)})")
+        print(f"  driver peak memory    {peak_rss_mb():8.0f} MB resident (Python driver; {rss_start:.0f} MB after "
+              "the session started)")
         if args.no_reads:
             return 0
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
-        print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} (ours / hudi-rs)")
+        print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} (ours / hudi-rs; goal <= 1.0)")
+        print(f"  spark parquet read    {m['parquet-read']:8.2f}s   ratio {m['read'] / m['parquet-read']:.2f} "
+              "(ours / Spark's Parquet read; goal <= 2.0)")
     finally:
         spark.stop()
         if not args.keep:
