@@ -14,12 +14,13 @@ SIMPLE and BLOOM indexes, :mod:`hudi_log.table.write.key_lookup`) and ``UpsertPa
    per group, collected) gives one bucket per touched file group and, per partition, ``ceil(inserts /
    records per file)`` buckets for new file groups (``WriteContext.records_per_file``: Java's
    ``hoodie.parquet.max.file.size`` / average record size). A new key's bucket is a hash of the key, so
-   its rows meet in one task and are combined there. The rows are shuffled so that each bucket is in
+   its rows meet in one task and are combined there (Spark's ``xxhash64``, in the JVM). The rows are shuffled so that each bucket is in
    exactly one Spark partition: the bucket's partition number is hidden in a key column whose Murmur3 hash
    (Spark's hash partitioning) lands on it, as Java's partitioner maps buckets to partitions directly.
-   Java gives each bucket a partition of its own; here buckets share the partitions round-robin when
-   there are more of them than :data:`SHUFFLE_PARTITIONS_OPTION` allows (default: 2 x Spark's default
-   parallelism), because each Python task costs a fixed round trip (measured in docs/benchmarks.md: 377
+   Java gives each bucket a partition of its own; here buckets share partitions when there are more of
+   them than :data:`SHUFFLE_PARTITIONS_OPTION` allows (default: 2 x Spark's default parallelism, or more
+   so that no task gets over :data:`TASK_ROWS_OPTION` rows; the largest bucket first to the least loaded
+   partition), because each Python task costs a fixed round trip (measured in docs/benchmarks.md: 377
    one-group tasks on 2 cores took 16x Spark's Parquet write of the same rows). The Python passes before
    the shuffle likewise run in at most that many tasks (:data:`PYTHON_TASKS_OPTION`; ``coalesce``, which
    merges partitions without a shuffle), not in one per input partition.
@@ -31,11 +32,11 @@ reaches the driver: what it collects is per partition and per file group.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..paths import configure_storage, storage_options
 from ..table.write.key_lookup import (
@@ -48,11 +49,16 @@ SLOT = "_hudi_log_slot"
 #: the most Spark partitions the write shuffles into (default: :data:`PYTHON_TASKS_OPTION`'s). Java's
 #: UpsertPartitioner makes one per bucket; here a task may write several file groups, each still once
 #: (one log file per file group per commit), so that 377 file groups on 2 cores are 4 Python tasks, not 377
+#: (more when the rows would exceed :data:`TASK_ROWS_OPTION` per task)
 SHUFFLE_PARTITIONS_OPTION = "hudi_log.write.shuffle.partitions"
 #: the most Spark partitions a Python pass over the rows (keys, routing) runs in (default: 2 x Spark's
 #: default parallelism). Each Python task costs a fixed round trip that a JVM task does not, so 200 input
 #: partitions on 2 cores are merged (``coalesce``: no shuffle) into 4 tasks, as many as keep every core busy
 PYTHON_TASKS_OPTION = "hudi_log.write.python.tasks"
+#: the default of :data:`SHUFFLE_PARTITIONS_OPTION` grows past 2 x parallelism so that no writer task gets
+#: more than about this many rows (a task holds its rows in memory while it encodes them)
+TASK_ROWS_OPTION = "hudi_log.write.task.max.rows"
+TASK_ROWS_DEFAULT = 1_000_000
 
 
 def python_tasks(spark, options) -> int:
@@ -185,20 +191,51 @@ def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
     return pairs.repartition(n, "ordinal").mapInArrow(check, out_type)
 
 
-def profile(tagged, ctx, max_tasks: int | None = None) -> Profile:
-    """The workload profile (Java's ``WorkloadProfile``): rows per touched file group and new-key rows per
-    partition, one collected row per (partition, file group)."""
+def profile(tagged, ctx, max_tasks: int | None = None, *, tasks: int | None = None,
+            task_rows: int = TASK_ROWS_DEFAULT) -> Profile:
+    """The workload profile (Java's ``WorkloadProfile``) of ``tagged``: one collected row per (partition,
+    file group); see :func:`make_profile`."""
+    counts = tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).count().collect()
+    return make_profile(counts, ctx.operation, ctx.records_per_file, max_tasks, tasks=tasks, task_rows=task_rows)
+
+
+def make_profile(counts, operation: str, records_per_file: int, max_tasks: int | None = None, *,
+                 tasks: int | None = None, task_rows: int = TASK_ROWS_DEFAULT) -> Profile:
+    """Rows per touched file group and new-key rows per partition, from (partition, file id or None, rows).
+    Spark partitions: one per bucket, at most ``max_tasks`` when given; else at most ``tasks``, or more
+    where a task would get over ``task_rows`` rows."""
     updates: dict[str, int] = {}
     inserts: dict[str, int] = {}
-    for part, fid, count in tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).count().collect():
+    for part, fid, count in counts:
         if fid is not None:
             updates[fid] = count
-        elif ctx.operation != "delete":  # a delete of an unknown key writes nothing
+        elif operation != "delete":  # a delete of an unknown key writes nothing
             inserts[part or ""] = inserts.get(part or "", 0) + count
-    per_file = max(int(ctx.records_per_file), 1)
+    per_file = max(int(records_per_file), 1)
     buckets = {p: -(-c // per_file) for p, c in inserts.items()}
     n = max(1, len(updates) + sum(buckets.values()))
-    return Profile(updates, inserts, buckets, min(n, max_tasks) if max_tasks else n)
+    if max_tasks:
+        n = min(n, max_tasks)
+    elif tasks:
+        rows = sum(updates.values()) + sum(inserts.values())
+        n = min(n, max(tasks, -(-rows // max(task_rows, 1))))
+    return Profile(updates, inserts, buckets, n)
+
+
+def bucket_slots(prof: Profile) -> np.ndarray:
+    """The Spark partition of each bucket (the updated file groups in file id order, then each partition's
+    new-file buckets in partition order): the largest first, each to the partition with the fewest rows so
+    far, so that the writer tasks get about equal work."""
+    rows = [prof.updates[f] for f in sorted(prof.updates)]
+    for p in sorted(prof.insert_buckets):
+        rows += [-(-prof.inserts[p] // prof.insert_buckets[p])] * prof.insert_buckets[p]
+    out = np.zeros(len(rows), np.int64)
+    load = [(0, t) for t in range(prof.tasks)]
+    for b in sorted(range(len(rows)), key=lambda b: (-rows[b], b)):
+        w, t = heapq.heappop(load)
+        out[b] = t
+        heapq.heappush(load, (w + rows[b], t))
+    return out
 
 
 def _slot_keys(spark, n: int) -> np.ndarray:
@@ -219,64 +256,55 @@ def _slot_keys(spark, n: int) -> np.ndarray:
     raise RuntimeError("no hash key for a Spark partition")  # unreachable in practice
 
 
-def _key_hashes(keys: pa.Array) -> np.ndarray:
-    """A 64-bit hash of each key, the same in every executor (polars' hash of one build, seed 0)."""
-    import polars as pl
-
-    return pl.Series(keys).hash(seed=0).to_numpy()
-
-
 def partition_by_file_group(df, ctx, options):
     """(the rows to write, the :class:`Profile`, the persisted tagged frame to unpersist after the write):
     ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is one Spark
     partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
-    from pyspark.sql.types import LongType, StructField, StructType
 
     tasks = python_tasks(df.sparkSession, options)
-    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or tasks
+    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
+    task_rows = int(options.get(TASK_ROWS_OPTION) or TASK_ROWS_DEFAULT)
     tagged = tag(df, ctx, tasks)
     if ctx.operation == "delete":
         tagged = tagged.filter(F.col(TAG_FILE_ID).isNotNull())
     # the join's output has spark.sql.shuffle.partitions partitions, and a cached plan keeps them (AQE does
     # not merge them): merged here, the routing pass runs in as few Python tasks as the keys did
     tagged = _fewer(tagged, tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
-    prof = profile(tagged, ctx, cap)
-    slots: dict[str, int] = {}
-    for i, fid in enumerate(sorted(prof.updates)):
-        slots[fid] = i % prof.tasks
-    first: dict[str, int] = {}
-    at = len(prof.updates)
-    for p in sorted(prof.insert_buckets):
-        first[p] = at
-        at += prof.insert_buckets[p]
-    keys = _slot_keys(df.sparkSession, prof.tasks)
-    buckets, tasks = prof.insert_buckets, prof.tasks
-
-    def add_slot(batches):
-        for b in batches:
-            out = np.empty(b.num_rows, np.int64)
-            fids = b.column(TAG_FILE_ID)
-            upd = pc.is_valid(fids).to_numpy(zero_copy_only=False)
-            if upd.any():
-                enc = pc.dictionary_encode(fids.filter(pa.array(upd)))
-                to_slot = np.array([slots[f] for f in enc.dictionary.to_pylist()], np.int64)
-                out[upd] = to_slot[enc.indices.to_numpy(zero_copy_only=False)]
-            if not upd.all():
-                new = ~upd
-                enc = pc.dictionary_encode(pc.fill_null(b.column(TAG_PARTITION), "").filter(pa.array(new)))
-                names = enc.dictionary.to_pylist()
-                start = np.array([first[p] for p in names], np.uint64)
-                width = np.array([buckets[p] for p in names], np.uint64)
-                codes = enc.indices.to_numpy(zero_copy_only=False)
-                h = _key_hashes(_strings(b.column(KEY)).filter(pa.array(new)))
-                out[new] = ((start[codes] + h % width[codes]) % np.uint64(tasks)).astype(np.int64)
-            yield b.append_column(SLOT, pa.array(keys[out], pa.int64()))
-
-    schema = StructType(tagged.schema.fields + [StructField(SLOT, LongType())])
-    routed = tagged.mapInArrow(add_slot, schema).repartition(prof.tasks, F.col(SLOT)).drop(SLOT, KEY)
+    prof = profile(tagged, ctx, cap, tasks=tasks, task_rows=task_rows)
+    spark = df.sparkSession
+    keys = _slot_keys(spark, prof.tasks)
+    to_task = keys[bucket_slots(prof)]  # bucket -> the hash key of its Spark partition
+    # Each row's bucket in Spark expressions (no Python pass over the rows): an update's is its file
+    # group's; a new key's is its partition's first bucket + xxhash64(key) mod the partition's buckets
+    # (one key, one bucket, so its rows meet in one task). The small tables join by broadcast.
+    u, i, b, p, start, width = (f"_hudi_log_{n}" for n in ("u", "i", "b", "p", "start", "width"))
+    routed = tagged
+    if prof.updates:
+        fids = sorted(prof.updates)
+        upd = spark.createDataFrame([(f, int(to_task[n])) for n, f in enumerate(fids)], f"{TAG_FILE_ID} string, {u} long")
+        routed = routed.join(F.broadcast(upd), on=TAG_FILE_ID, how="left")
+    else:
+        routed = routed.withColumn(u, F.lit(None).cast("long"))
+    if prof.insert_buckets:
+        at, firsts = len(prof.updates), []
+        for part in sorted(prof.insert_buckets):
+            firsts.append((part, at, prof.insert_buckets[part]))
+            at += prof.insert_buckets[part]
+        ins = spark.createDataFrame(firsts, f"{p} string, {start} long, {width} long")
+        new = F.col(TAG_FILE_ID).isNull() & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p))
+        routed = routed.join(F.broadcast(ins), new, "left")
+        slots = spark.createDataFrame([(n, int(to_task[n])) for n in range(len(prof.updates), prof.buckets)],
+                                      f"{b} long, {i} long")
+        routed = routed.withColumn(b, F.col(start) + F.pmod(F.xxhash64(KEY), F.col(width)))
+        routed = routed.join(F.broadcast(slots), on=b, how="left").drop(p, start, width, b)
+    else:
+        routed = routed.withColumn(i, F.lit(None).cast("long"))
+    routed = routed.withColumn(SLOT, F.coalesce(F.col(u), F.col(i)))
+    routed = routed.repartition(prof.tasks, F.col(SLOT)).select(*[c for c in tagged.columns if c != KEY])
     return routed, prof, tagged
 
 
-__all__ = ["PYTHON_TASKS_OPTION", "Profile", "SHUFFLE_PARTITIONS_OPTION", "partition_by_file_group", "profile", "tag"]
+__all__ = ["PYTHON_TASKS_OPTION", "Profile", "SHUFFLE_PARTITIONS_OPTION", "TASK_ROWS_OPTION", "bucket_slots",
+           "make_profile", "partition_by_file_group", "profile", "tag"]
