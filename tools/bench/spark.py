@@ -17,7 +17,7 @@ city) is made in Spark and cached. Then, in the same session:
   commit metadata names, against the file groups it touched: one per group is Java's shape);
 * ``--file-groups G``: the untimed insert sizes its file groups (``hoodie.parquet.max.file.size`` = N / G
   records x the 1 KB first-commit estimate), so the table has about G file groups (the count is printed);
-* the driver, before vs after (issue 17, item 2): once after the insert, the index the driver used to
+* the driver, before vs after (issue 17, item 2): once after the upserts, the index the driver used to
   build (``build_index``: every record key) against the one it builds now (``plan_index``: per-file-group
   facts), as entries and pickled bytes (what it holds and ships to each task); and, in each upsert, the
   rows Spark jobs return to the driver (``DataFrame.collect`` counted: per partition and per file group);
@@ -25,9 +25,10 @@ city) is made in Spark and cached. Then, in the same session:
   Spark's ``noop`` sink — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this
   process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
   ``count()`` of Parquet would read footers only);
-* the driver's peak memory: the Python driver process's maximum resident set (``ru_maxrss``) at the end,
-  and its growth over the run (on ``local`` masters the JVM driver also runs the executors, so its heap
-  is not the driver's alone).
+* the driver's peak memory during the upserts: the Python driver process's resident set, sampled every
+  20 ms while an upsert runs, against the same before the first (the bench's own index comparison and
+  the hudi-rs reads run in this process too, so its lifetime peak is not the write's; on ``local``
+  masters the JVM driver also runs the executors, so its heap is not the driver's alone).
 
 Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians are printed with
 
@@ -141,8 +142,38 @@ def full_read(df) -> None:
     df.write.format("noop").mode("overwrite").save()
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def rss_mb() -> float:
+    """This process's resident set now, in MB (Linux ``/proc``; the lifetime peak elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class RssPeak:
+    """The highest resident set sampled while in use (``with RssPeak() as p: ...; p.peak``)."""
+
+    def __init__(self):
+        self.peak = rss_mb()
+
+    def __enter__(self):
+        import threading
+
+        self._stop = threading.Event()
+
+        def sample():
+            while not self._stop.wait(0.02):
+                self.peak = max(self.peak, rss_mb())
+
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_mb())
 
 
 def timed(fn):
@@ -174,16 +205,13 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     table, parquet = str(work / "table"), str(work / "parquet")
     spark = spark_session(args.master, app_name="hudi-log bench")
-    rss_start = peak_rss_mb()
     opts = {**options(args.table_type), "hoodie.index.type": args.index}
     sizing = {"hoodie.parquet.max.file.size": str(-(-args.n // args.file_groups) * 1024)} if args.file_groups else {}
     try:
         base = make_df(spark, args.n, 0)
         t, _ = timed(lambda: write(base, table, {**opts, **sizing, "hoodie.datasource.write.operation": "insert"}))
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
-        sizes = driver_index_sizes(table, args.index)
-        for name, (entries, size, secs) in sizes.items():
-            print(f"driver index {name}: {entries:,} entries, {size:,} bytes pickled, built in {secs:.2f}s", flush=True)
+        rss_before, rss_peak = rss_mb(), 0.0
         ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
@@ -193,7 +221,9 @@ def main(argv=None) -> int:
             t_pq, _ = timed(lambda: df.write.mode("overwrite").parquet(parquet))
             counter = CollectCounter(spark)
             try:
-                t_up, res = timed(lambda: write(df, table, opts))
+                with RssPeak() as sampled:
+                    t_up, res = timed(lambda: write(df, table, opts))
+                rss_peak = max(rss_peak, sampled.peak)
             finally:
                 counter.close()
             assert res.updates == args.n, res
@@ -220,6 +250,10 @@ def main(argv=None) -> int:
                   f"{counter.calls} collects", flush=True)
             print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
                   f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s", flush=True)
+        # after the upserts, so that the key index it builds (in this process) does not count in their peak
+        sizes = driver_index_sizes(table, args.index)
+        for name, (entries, size, secs) in sizes.items():
+            print(f"driver index {name}: {entries:,} entries, {size:,} bytes pickled, built in {secs:.2f}s", flush=True)
         if not args.no_reads:  # the rows themselves, once: Spark through the data source == hudi-rs
             ours = sorted(tuple(r) for r in spark.read.format("hudi_log").load(table)
                           .select("uuid", "ts", "fare").collect())
@@ -240,8 +274,8 @@ def main(argv=None) -> int:
               f" per round: {paired(ups)})")
         print(f"  ... combine off       {m['no-combine']:8.2f}s   ratio {m['no-combine'] / m['parquet']:.2f}"
               f" (hoodie.combine.before.upsert=false; per round: {paired(ups_nc)})")
-        print(f"  driver peak memory    {peak_rss_mb():8.0f} MB resident (Python driver; {rss_start:.0f} MB after "
-              "the session started)")
+        print(f"  driver peak memory    {rss_peak:8.0f} MB resident during the upserts (Python driver; "
+              f"{rss_before:.0f} MB before the first)")
         if args.no_reads:
             return 0
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
