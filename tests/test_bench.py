@@ -80,3 +80,17 @@ def test_spark_bench_reports_its_ratios():
     per_group = re.search(r"files per file group\s+(\d+)/(\d+) = ", out)
     assert per_group and per_group.group(1) == per_group.group(2), out
     assert re.search(r"driver index\s+before 2,000 keys .* after \d+ file groups", out), out
+
+
+def test_scale_bench_reports_per_file_group_costs():
+    """tools/bench/scale.py (docs/scale.md's driver figures) at 20 file groups: every step is timed and
+    sized per file group, and the commit it reads has one write stat per group."""
+    proc = subprocess.run([sys.executable, "tools/bench/scale.py", "20", "--upserts", "1"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert out.startswith("20 file groups, 200 rows"), out
+    for step in ("latest file slices", "distributed index plan", "one commit's metadata read", "snapshot read plan"):
+        assert re.search(rf"^{step}.*\s\d+\.\d{{3}}\s+\d+\.\d", out, re.M), out
+    assert re.search(r"^distributed index plan\s.*\s\d+\s+\d+$", out, re.M), out  # bytes and bytes per group
+    assert "write stats in that commit: 20 (" in out, out
