@@ -14,9 +14,10 @@ SIMPLE and BLOOM indexes, :mod:`hudi_log.table.write.key_lookup`) and ``UpsertPa
    per group, collected) gives one bucket per touched file group and, per partition, ``ceil(inserts /
    records per file)`` buckets for new file groups (``WriteContext.records_per_file``: Java's
    ``hoodie.parquet.max.file.size`` / average record size). A new key's bucket is a hash of the key, so
-   its rows meet in one task and are combined there (Spark's ``xxhash64``, in the JVM). The rows are shuffled so that each bucket is in
-   exactly one Spark partition: the bucket's partition number is hidden in a key column whose Murmur3 hash
-   (Spark's hash partitioning) lands on it, as Java's partitioner maps buckets to partitions directly.
+   its rows meet in one task and are combined there (Spark's ``xxhash64``, in the JVM). The rows are
+   shuffled so that each bucket is in exactly one Spark partition: the bucket's partition number is hidden
+   in a key column whose Murmur3 hash (Spark's hash partitioning) lands on it, as Java's partitioner maps
+   buckets to partitions directly.
    Java gives each bucket a partition of its own; here buckets share partitions when there are more of
    them than :data:`SHUFFLE_PARTITIONS_OPTION` allows (default: 2 x Spark's default parallelism, or more
    so that no task gets over :data:`TASK_ROWS_OPTION` rows; the largest bucket first to the least loaded

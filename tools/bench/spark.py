@@ -279,7 +279,8 @@ def main(argv=None) -> int:
         if args.no_reads:
             return 0
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
-        print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} (ours / hudi-rs; goal <= 1.0)")
+        print(f"  hudi-rs read          {m['hudi-rs']:8.2f}s   ratio {m['read'] / m['hudi-rs']:.2f} "
+              "(ours / hudi-rs; goal <= 1.0)")
         print(f"  spark parquet read    {m['parquet-read']:8.2f}s   ratio {m['read'] / m['parquet-read']:.2f} "
               "(ours / Spark's Parquet read; goal <= 2.0)")
     finally:
