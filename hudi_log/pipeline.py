@@ -5,7 +5,10 @@ Steps:
 * ``ingest``: read files (Parquet, JSON lines, CSV) into a DataFrame and write them to a Hudi table
   through the ``hudi_log`` data source (insert / upsert / delete / bulk_insert / insert_overwrite);
 * ``read``: a snapshot, time-travel or incremental query of a Hudi table, shown or saved as Parquet;
-* ``validate``: the lake-wide block check over globs of log files (``hudi_log_blocks``).
+* ``validate``: the lake-wide block check over globs of log files (``hudi_log_blocks``);
+* ``stream``: a file-to-table stream (a folder where JSON, Parquet or CSV files arrive, a stand-in for
+  Kafka) upserted into a Hudi table one commit per micro-batch, and with ``--changes-to`` a second stream
+  that consumes the table's changes (its streaming source) into another table; a line per micro-batch.
 
 Every step prints its progress (steps, then task counts of running Spark stages) to stderr. On a
 cluster, run the same file with spark-submit (see the README); the master then comes from spark-submit.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 import click
 
@@ -72,13 +76,7 @@ def ingest(ctx, inputs, input_format, table, table_name, table_type, record_key,
     from hudi_log.spark import write
 
     fmt = input_format or _format_of(inputs[0])
-    opts = {k: v for k, v in {
-        "hoodie.table.name": table_name, "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": record_key,
-        "hoodie.datasource.write.precombine.field": precombine,
-        "hoodie.datasource.write.partitionpath.field": partition_path,
-        "hoodie.datasource.write.operation": operation}.items() if v is not None}
-    opts.update(_options(extra))
+    opts = _write_options(table_name, table_type, record_key, precombine, partition_path, operation, extra)
     spark, progress = _session(ctx)
     reader = spark.read.format(fmt)
     if fmt == "csv":
@@ -142,6 +140,123 @@ def validate(ctx, patterns, as_json) -> None:
         report = validate_lake(spark, list(patterns))
     print_report(report, as_json, click.echo)
     ctx.exit(report.exit_code)
+
+
+def _write_options(table_name, table_type, record_key, precombine, partition_path, operation, extra) -> dict:
+    opts = {k: v for k, v in {
+        "hoodie.table.name": table_name, "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": record_key,
+        "hoodie.datasource.write.precombine.field": precombine,
+        "hoodie.datasource.write.partitionpath.field": partition_path,
+        "hoodie.datasource.write.operation": operation}.items() if v is not None}
+    opts.update(_options(extra))
+    return opts
+
+
+@main.command()
+@click.option("--input", "input_dir", required=True, help="the folder new files arrive in")
+@click.option("--input-format", type=click.Choice(["parquet", "json", "csv"]), default="json")
+@click.option("--schema", default=None, help="the input's schema as Spark DDL ('id long, name string, ...'); "
+              "default: inferred from the files already there")
+@click.option("--table", required=True, help="the Hudi table the stream writes")
+@click.option("--table-name", default=None, help="hoodie.table.name (new tables)")
+@click.option("--table-type", type=click.Choice(["COPY_ON_WRITE", "MERGE_ON_READ"]), default="MERGE_ON_READ")
+@click.option("--record-key", default=None, help="hoodie.datasource.write.recordkey.field")
+@click.option("--precombine", default=None, help="hoodie.datasource.write.precombine.field")
+@click.option("--partition-path", default=None, help="hoodie.datasource.write.partitionpath.field")
+@click.option("--operation", default="upsert", type=click.Choice(["upsert", "insert", "delete", "bulk_insert"]))
+@click.option("--option", "extra", multiple=True, help="any other Hudi write option, KEY=VALUE (repeatable)")
+@click.option("--checkpoint", required=True, help="folder of the streams' Spark checkpoints (ingest/, changes/)")
+@click.option("--changes-to", default=None, help="also stream the table's changes into this second table")
+@click.option("--max-files-per-trigger", type=int, default=None, help="input files per micro-batch")
+@click.option("--trigger-seconds", type=float, default=10.0, help="micro-batch interval")
+@click.option("--available-now", is_flag=True, help="process what is there in micro-batches, then stop "
+              "(the changes stream runs after the ingest stream)")
+@click.option("--timeout", type=float, default=None, help="stop the streams after this many seconds")
+@click.pass_context
+def stream(ctx, input_dir, input_format, schema, table, table_name, table_type, record_key, precombine,
+           partition_path, operation, extra, checkpoint, changes_to, max_files_per_trigger, trigger_seconds,
+           available_now, timeout) -> None:
+    """Stream arriving files into a Hudi table (and its changes into another) through hudi_log's sink and source."""
+    from pathlib import Path
+
+    # a new table is named after its folder unless named: the sink creates it inside the first micro-batch
+    opts = _write_options(table_name or Path(table.rstrip("/")).name, table_type, record_key, precombine,
+                          partition_path, operation, extra)
+    spark, progress = _session(ctx)
+    reader = spark.readStream.format(input_format)
+    if input_format == "csv":
+        reader = reader.option("header", "true")
+    if schema is None:  # a file stream needs its schema up front: take the one of the files there now
+        try:
+            schema = spark.read.format(input_format).option("header", "true").load(input_dir).schema
+        except Exception as e:
+            raise click.UsageError(f"{input_dir}: no files to infer the input's schema from; give --schema "
+                                   f"({type(e).__name__})") from None
+    reader = reader.schema(schema)
+    if max_files_per_trigger:
+        reader = reader.option("maxFilesPerTrigger", max_files_per_trigger)
+
+    def start(df, target, name, options):
+        w = (df.writeStream.format("hudi_log").options(**options).queryName(name)
+             .option("checkpointLocation", str(Path(checkpoint) / name)))
+        w = w.trigger(availableNow=True) if available_now else w.trigger(processingTime=f"{trigger_seconds} seconds")
+        progress.say(f"{name}: streaming into {target}")
+        return w.start(target)
+
+    def changes():
+        down = spark.readStream.format("hudi_log").load(table)
+        # the Hudi meta columns are the upstream table's; the downstream table writes its own
+        down = down.drop(*[c for c in down.columns if c.startswith("_hoodie_") and c != "_hoodie_is_deleted"])
+        down_opts = {**opts, "hoodie.table.name": f"{opts['hoodie.table.name']}_changes",
+                     "hoodie.datasource.write.operation": "upsert"}
+        return start(down, changes_to, "changes", down_opts)
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    ingest = start(reader.load(input_dir), table, "ingest", opts)
+    if not changes_to:
+        _watch([ingest], progress, deadline)
+    elif available_now:
+        _watch([ingest], progress, deadline)
+        _watch([changes()], progress, deadline)
+    else:
+        _watch([ingest, changes()], progress, deadline)
+
+
+def _watch(queries, progress, deadline) -> None:
+    """A line per micro-batch of each query until all stop (or the deadline, or Ctrl-C, stops them); a
+    failed query is an error naming it."""
+    seen = {id(q): -1 for q in queries}  # the last batch id reported
+    ran = {id(q): 0 for q in queries}  # micro-batches this run (a restarted query's ids go on from its checkpoint)
+
+    def report(q):
+        for p in q.recentProgress:
+            if p["batchId"] > seen[id(q)]:
+                seen[id(q)] = p["batchId"]
+                ran[id(q)] += 1
+                ms = (p.get("durationMs") or {}).get("triggerExecution", 0)
+                progress.say(f"{q.name} batch {p['batchId']}: {p['numInputRows']} row(s) in {ms / 1000:.1f}s")
+
+    try:
+        while any(q.isActive for q in queries):
+            for q in queries:
+                q.awaitTermination(0.5)
+                report(q)
+            if deadline is not None and time.monotonic() > deadline:
+                progress.say("timeout: stopping the streams")
+                break
+    except KeyboardInterrupt:
+        progress.say("interrupted: stopping the streams")
+    finally:
+        for q in queries:
+            if q.isActive:
+                q.stop()
+    for q in queries:
+        report(q)
+        err = q.exception()
+        if err is not None:
+            raise click.ClickException(f"stream {q.name} failed: {str(err).strip().splitlines()[0]}")
+        progress.say(f"{q.name}: stopped after {ran[id(q)]} micro-batch(es)")
 
 
 def run(argv=None) -> int:

@@ -10,14 +10,15 @@ from contextlib import contextmanager
 
 
 class Progress:
-    def __init__(self, spark=None, out=sys.stderr, interval: float = 1.0):
+    def __init__(self, spark=None, out=None, interval: float = 1.0):
         self.spark = spark
         self.out = out
         self.interval = interval
         self.t0 = time.monotonic()
 
     def say(self, message: str) -> None:
-        print(f"[{time.monotonic() - self.t0:7.1f}s] {message}", file=self.out, flush=True)
+        # sys.stderr as it is now (not at import: a caller may have redirected it since)
+        print(f"[{time.monotonic() - self.t0:7.1f}s] {message}", file=self.out or sys.stderr, flush=True)
 
     @contextmanager
     def step(self, message: str):
