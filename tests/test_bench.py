@@ -94,3 +94,17 @@ def test_scale_bench_reports_per_file_group_costs():
         assert re.search(rf"^{step}.*\s\d+\.\d{{3}}\s+\d+\.\d", out, re.M), out
     assert re.search(r"^distributed index plan\s.*\s\d+\s+\d+$", out, re.M), out  # bytes and bytes per group
     assert "write stats in that commit: 20 (" in out, out
+
+
+@pytest.mark.slow
+def test_stream_bench_reports_both_sinks():
+    """tools/bench/stream.py at 3 micro-batches of 500 rows: throughput and latency of Spark's Parquet sink
+    and of the hudi_log sink, and their ratios (the table is checked to hold every key once inside it)."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
+    proc = subprocess.run([sys.executable, "tools/bench/stream.py", "--batch-rows", "500", "--batches", "3"],
+                          cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    for sink in ("parquet", "hudi_log"):
+        assert re.search(rf"^  {sink}\s+[\d,]+ rows/s\s+latency median\s+\d+\.\d+s", out, re.M), out
+    assert re.search(r"hudi_log / parquet: throughput \d+\.\d+, median latency \d+\.\d+", out), out

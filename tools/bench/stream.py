@@ -1,0 +1,108 @@
+"""Benchmark: the hudi_log streaming sink against Spark's own file sink writing Parquet (issue 18, item 6).
+
+    python tools/bench/stream.py [--batch-rows 10000,100000] [--batches 6] [--master local[2]]
+
+For each micro-batch size B, ``--batches`` Parquet files of B rows (trips: key, ts, rider, fare, city)
+are put in an input folder, and two streaming queries read it with ``maxFilesPerTrigger=1`` (one file,
+one micro-batch) and ``Trigger.AvailableNow``:
+
+* parquet: ``writeStream.format("parquet")`` — Spark's file sink, the baseline;
+* hudi_log: ``writeStream.format("hudi_log")`` upserting into a MERGE_ON_READ table (one delta commit per
+  micro-batch; every second batch updates the keys of the one before, so updates and inserts mix).
+
+Reported per sink: sustained rows per second (all rows / wall time of the query, start-up included) and
+the micro-batch latency (Spark's ``triggerExecution`` time of each batch: median and max, the first
+batch, which pays for the JVM's and the Python workers' warm-up, left out of the median), and the ratio
+hudi_log / Parquet of both. Numbers are reported, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+SCHEMA = "uuid string, ts long, rider string, fare double, city string"
+OPTIONS = {"hoodie.table.name": "bench_stream", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+           "hoodie.datasource.write.recordkey.field": "uuid", "hoodie.datasource.write.precombine.field": "ts",
+           "hoodie.datasource.write.operation": "upsert"}
+
+
+def make_input(folder: Path, batch_rows: int, batches: int) -> None:
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True)
+    for b in range(batches):
+        first = (b // 2) * batch_rows  # batches 2k and 2k+1 share keys: the second updates the first
+        ids = range(first, first + batch_rows)
+        pq.write_table(pa.table({
+            "uuid": [f"trip-{i:010d}" for i in ids], "ts": pa.array([b] * batch_rows, pa.int64()),
+            "rider": [f"rider-{i % 1000}" for i in ids], "fare": [float(i % 10_000) / 100 + b for i in ids],
+            "city": [("sf", "sp", "ch")[i % 3] for i in ids]}), folder / f"{b:05d}.parquet")
+        os.utime(folder / f"{b:05d}.parquet", (1_700_000_000 + b, 1_700_000_000 + b))  # the stream's order
+
+
+def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path) -> tuple[float, list[float], int]:
+    """(wall seconds, each batch's triggerExecution seconds, rows)."""
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
+    w = stream.writeStream.format(fmt).option("checkpointLocation", str(ckpt)).trigger(availableNow=True)
+    if fmt == "hudi_log":
+        w = w.options(**OPTIONS)
+    t = time.perf_counter()
+    q = w.start(str(target))
+    q.awaitTermination()
+    wall = time.perf_counter() - t
+    if q.exception() is not None:
+        raise RuntimeError(f"{fmt} stream failed: {q.exception()}")
+    batches = [p for p in q.recentProgress if p["numInputRows"]]
+    return wall, [p["durationMs"]["triggerExecution"] / 1000 for p in batches], sum(p["numInputRows"] for p in batches)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch-rows", default="10000,100000")
+    ap.add_argument("--batches", type=int, default=6)
+    ap.add_argument("--master", default="local[2]")
+    args = ap.parse_args(argv)
+
+    from hudi_log.spark import spark_session
+    from hudi_log.table import read_table
+
+    spark = spark_session(args.master, app_name="hudi-log bench stream")
+    work = Path(tempfile.mkdtemp(prefix="hudi-log-bench-stream-"))
+    try:
+        for rows in (int(r) for r in args.batch_rows.split(",")):
+            src = work / f"in-{rows}"
+            make_input(src, rows, args.batches)
+            out = {}
+            for fmt in ("parquet", "hudi_log"):
+                out[fmt] = run_query(spark, src, fmt, work / f"{fmt}-{rows}", work / f"ckpt-{fmt}-{rows}")
+            keys = read_table(str(work / f"hudi_log-{rows}")).num_rows
+            assert keys == rows * ((args.batches + 1) // 2), keys  # every key once
+            print(f"\n{args.batches} micro-batches of {rows:,} rows, {args.master}:")
+            for fmt, (wall, lat, n) in out.items():
+                steady = lat[1:] or lat
+                print(f"  {fmt:8}  {n / wall:10,.0f} rows/s   latency median {statistics.median(steady):6.2f}s  "
+                      f"max {max(lat):6.2f}s  (first batch {lat[0]:.2f}s, wall {wall:.1f}s)")
+            (pw, pl, pn), (hw, hl, hn) = out["parquet"], out["hudi_log"]
+            print(f"  hudi_log / parquet: throughput {(hn / hw) / (pn / pw):.2f}, median latency "
+                  f"{statistics.median(hl[1:] or hl) / statistics.median(pl[1:] or pl):.2f}", flush=True)
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
