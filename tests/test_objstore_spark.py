@@ -51,6 +51,7 @@ def test_streaming_sink_and_source_on_s3(spark, s3, tmp_path):
     """A Structured Streaming query writes micro-batches into an s3:// table (rows staged as objects in
     the bucket), and another reads the table's commits back as a stream."""
     import json
+    import os
 
     import pyarrow.parquet as pq
 
@@ -63,6 +64,7 @@ def test_streaming_sink_and_source_on_s3(spark, s3, tmp_path):
     for n, (ids, name) in enumerate([([1, 2, 3], "a"), ([2, 4], "b")]):
         pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "name": [name] * len(ids),
                                  "ts": pa.array([n] * len(ids), pa.int64())}), src / f"{n}.parquet")
+        os.utime(src / f"{n}.parquet", (1_700_000_000 + n,) * 2)  # the file stream's order: by modification time
     path = f"{s3.base}/t"
     o = {**s3.options(), "hoodie.table.name": "events", "hoodie.datasource.write.recordkey.field": "id",
          "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",

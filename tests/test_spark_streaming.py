@@ -5,6 +5,7 @@ The driver-side logic is tested without Spark in test_stream_sink.py / test_stre
 from __future__ import annotations
 
 import json
+import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,9 +26,13 @@ SCHEMA = "id long, name string, ts long, _hoodie_is_deleted boolean"
 
 
 def drop(folder, name, ids, ts, names, deleted=None):
+    """A file arrives: Spark's file stream takes files in modification-time order, and two written in the
+    same millisecond come in either order, so each is given a time a second after the one before."""
     folder.mkdir(exist_ok=True)
     pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "name": names, "ts": pa.array([ts] * len(ids), pa.int64()),
                              "_hoodie_is_deleted": deleted or [False] * len(ids)}), folder / name)
+    stamp = 1_700_000_000 + len(list(folder.iterdir()))
+    os.utime(folder / name, (stamp, stamp))
 
 
 def run(query) -> None:
