@@ -68,11 +68,6 @@ def python_tasks(spark, options) -> int:
     return max(1, int(given)) if given else max(1, 2 * spark.sparkContext.defaultParallelism)
 
 
-def _fewer(df, n: int):
-    """``df`` in at most ``n`` partitions, merged without a shuffle (never more: a coalesce only merges)."""
-    return df.coalesce(n)
-
-
 @dataclass(frozen=True)
 class Profile:
     """Java's ``WorkloadProfile`` and the buckets made of it: per-file-group and per-partition facts."""
@@ -113,7 +108,8 @@ def tag(df, ctx, tasks: int | None = None):
             parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
-    keyed = (df if tasks is None else _fewer(df, tasks)).mapInArrow(add_keys, schema)
+    # coalesce merges partitions without a shuffle (and never makes more)
+    keyed = (df if tasks is None else df.coalesce(tasks)).mapInArrow(add_keys, schema)
     if ctx.operation in ("upsert", "delete") and len(index):  # read by the pruning, the lookup and the join
         from pyspark import StorageLevel
 
@@ -259,22 +255,22 @@ def _slot_keys(spark, n: int) -> np.ndarray:
 
 def partition_by_file_group(df, ctx, options):
     """(the rows to write, the :class:`Profile`, the persisted tagged frame to unpersist after the write):
-    ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is one Spark
-    partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
+    ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is in exactly one
+    Spark partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    tasks = python_tasks(df.sparkSession, options)
+    spark = df.sparkSession
+    tasks = python_tasks(spark, options)
     cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
     task_rows = int(options.get(TASK_ROWS_OPTION) or TASK_ROWS_DEFAULT)
     tagged = tag(df, ctx, tasks)
     if ctx.operation == "delete":
         tagged = tagged.filter(F.col(TAG_FILE_ID).isNotNull())
     # the join's output has spark.sql.shuffle.partitions partitions, and a cached plan keeps them (AQE does
-    # not merge them): merged here, the routing pass runs in as few Python tasks as the keys did
-    tagged = _fewer(tagged, tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
+    # not merge them): merged here, the join, the cache and the routing run in as few tasks as the keys did
+    tagged = tagged.coalesce(tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
     prof = profile(tagged, ctx, cap, tasks=tasks, task_rows=task_rows)
-    spark = df.sparkSession
     keys = _slot_keys(spark, prof.tasks)
     to_task = keys[bucket_slots(prof)]  # bucket -> the hash key of its Spark partition
     # Each row's bucket in Spark expressions (no Python pass over the rows): an update's is its file
@@ -284,7 +280,8 @@ def partition_by_file_group(df, ctx, options):
     routed = tagged
     if prof.updates:
         fids = sorted(prof.updates)
-        upd = spark.createDataFrame([(f, int(to_task[n])) for n, f in enumerate(fids)], f"{TAG_FILE_ID} string, {u} long")
+        upd = spark.createDataFrame([(f, int(to_task[n])) for n, f in enumerate(fids)],
+                                    f"{TAG_FILE_ID} string, {u} long")
         routed = routed.join(F.broadcast(upd), on=TAG_FILE_ID, how="left")
     else:
         routed = routed.withColumn(u, F.lit(None).cast("long"))
