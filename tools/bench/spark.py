@@ -25,10 +25,11 @@ city) is made in Spark and cached. Then, in the same session:
   Spark's ``noop`` sink — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this
   process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
   ``count()`` of Parquet would read footers only);
-* the driver's peak memory during the upserts: the Python driver process's resident set, sampled every
-  20 ms while an upsert runs, against the same before the first (the bench's own index comparison and
-  the hudi-rs reads run in this process too, so its lifetime peak is not the write's; on ``local``
-  masters the JVM driver also runs the executors, so its heap is not the driver's alone).
+* the driver's peak memory during the upserts: the Python driver process's peak resident set, its
+  ``VmHWM`` reset before each upsert (as ``tools.bench.measure`` does), against its resident set before
+  the first (the bench's own index comparison and the hudi-rs reads run in this process too, so its
+  lifetime peak is not the write's; on ``local`` masters the JVM driver also runs the executors, so its
+  heap is not the driver's alone).
 
 Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians are printed with
 
@@ -44,7 +45,6 @@ The numbers are reported, not asserted; the row sets are checked equal once (Spa
 from __future__ import annotations
 
 import argparse
-import resource
 import shutil
 import statistics
 import sys
@@ -55,6 +55,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from tools.bench.measure import _reset_peak, _status_kb  # noqa: E402
 
 
 def make_df(spark, n: int, version: int = 0):
@@ -142,38 +144,9 @@ def full_read(df) -> None:
     df.write.format("noop").mode("overwrite").save()
 
 
-def rss_mb() -> float:
-    """This process's resident set now, in MB (Linux ``/proc``; the lifetime peak elsewhere)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * resource.getpagesize() / 2**20
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-class RssPeak:
-    """The highest resident set sampled while in use (``with RssPeak() as p: ...; p.peak``)."""
-
-    def __init__(self):
-        self.peak = rss_mb()
-
-    def __enter__(self):
-        import threading
-
-        self._stop = threading.Event()
-
-        def sample():
-            while not self._stop.wait(0.02):
-                self.peak = max(self.peak, rss_mb())
-
-        self._thread = threading.Thread(target=sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, rss_mb())
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident set (``VmRSS``) or its peak since ``_reset_peak`` (``VmHWM``), in MB."""
+    return _status_kb(field) / 1024
 
 
 def timed(fn):
@@ -221,9 +194,9 @@ def main(argv=None) -> int:
             t_pq, _ = timed(lambda: df.write.mode("overwrite").parquet(parquet))
             counter = CollectCounter(spark)
             try:
-                with RssPeak() as sampled:
-                    t_up, res = timed(lambda: write(df, table, opts))
-                rss_peak = max(rss_peak, sampled.peak)
+                _reset_peak()  # VmHWM starts over (where Linux refuses, the peak is the lifetime one)
+                t_up, res = timed(lambda: write(df, table, opts))
+                rss_peak = max(rss_peak, rss_mb("VmHWM"))
             finally:
                 counter.close()
             assert res.updates == args.n, res
