@@ -550,41 +550,10 @@ var HudiLog = (function() {
       }
       if (this.formatVersion != 0) {
         this._debug.content = { start: this._io.pos, ioOffset: this._io.byteOffset };
-        switch (this.blockType) {
-        case HudiLog.BlockType.AVRO_DATA_BLOCK:
-          this._raw_content = this._io.readBytes(this.contentLength);
-          var _io__raw_content = new KaitaiStream(this._raw_content);
-          this.content = new AvroDataContent(_io__raw_content, this, this._root);
-          this.content._read();
-          break;
-        case HudiLog.BlockType.CDC_DATA_BLOCK:
-          this._raw_content = this._io.readBytes(this.contentLength);
-          var _io__raw_content = new KaitaiStream(this._raw_content);
-          this.content = new AvroDataContent(_io__raw_content, this, this._root);
-          this.content._read();
-          break;
-        case HudiLog.BlockType.DELETE_BLOCK:
-          this._raw_content = this._io.readBytes(this.contentLength);
-          var _io__raw_content = new KaitaiStream(this._raw_content);
-          this.content = new DeleteContent(_io__raw_content, this, this._root);
-          this.content._read();
-          break;
-        case HudiLog.BlockType.HFILE_DATA_BLOCK:
-          this._raw_content = this._io.readBytes(this.contentLength);
-          var _io__raw_content = new KaitaiStream(this._raw_content);
-          this.content = new HfileContent(_io__raw_content, this, this._root);
-          this.content._read();
-          break;
-        case HudiLog.BlockType.PARQUET_DATA_BLOCK:
-          this._raw_content = this._io.readBytes(this.contentLength);
-          var _io__raw_content = new KaitaiStream(this._raw_content);
-          this.content = new ParquetContent(_io__raw_content, this, this._root);
-          this.content._read();
-          break;
-        default:
-          this.content = this._io.readBytes(this.contentLength);
-          break;
-        }
+        this._raw_content = this._io.readBytes(this.contentLength);
+        var _io__raw_content = new KaitaiStream(this._raw_content);
+        this.content = new BlockContent(_io__raw_content, this, this._root);
+        this.content._read();
         this._debug.content.end = this._io.pos;
       }
       if (this.formatVersion == 0) {
@@ -666,8 +635,8 @@ var HudiLog = (function() {
      */
 
     /**
-     * The block's payload, content_length bytes, laid out by block type. Command blocks have
-     * none: their command is in the header.
+     * The block's payload, content_length bytes, laid out by block type (its `body`, parsed
+     * only when asked for). Command blocks have none: their command is in the header.
      */
 
     /**
@@ -685,6 +654,100 @@ var HudiLog = (function() {
      */
 
     return Block;
+  })();
+
+  /**
+   * A block's content bytes. Their layout (`body`) is parsed on demand, like the gallery's
+   * sqlite3.ksy pages and mcap.ksy records: the Kaitai Web IDE then opens a log of large delete
+   * or Avro blocks at once (a block's millions of records become objects only when its body is
+   * expanded), and a framing scan of a log reads no content. The record count of an Avro data or
+   * CDC block is read on its own (4 bytes) for the block's one-line representation.
+   */
+
+  var BlockContent = HudiLog.BlockContent = (function() {
+    function BlockContent(_io, _parent, _root) {
+      this._io = _io;
+      this._parent = _parent;
+      this._root = _root;
+      this._debug = {};
+
+    }
+    BlockContent.prototype._read = function() {
+    }
+
+    /**
+     * The content laid out by the block type; raw bytes for a type without a layout (a
+     * command block's empty content).
+     */
+    Object.defineProperty(BlockContent.prototype, 'body', {
+      get: function() {
+        if (this._m_body !== undefined)
+          return this._m_body;
+        var _pos = this._io.pos;
+        this._io.seek(0);
+        this._debug._m_body = { start: this._io.pos, ioOffset: this._io.byteOffset };
+        switch (this._parent.blockType) {
+        case HudiLog.BlockType.AVRO_DATA_BLOCK:
+          this._raw__m_body = this._io.readBytesFull();
+          var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
+          this._m_body = new AvroDataContent(_io__raw__m_body, this, this._root);
+          this._m_body._read();
+          break;
+        case HudiLog.BlockType.CDC_DATA_BLOCK:
+          this._raw__m_body = this._io.readBytesFull();
+          var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
+          this._m_body = new AvroDataContent(_io__raw__m_body, this, this._root);
+          this._m_body._read();
+          break;
+        case HudiLog.BlockType.DELETE_BLOCK:
+          this._raw__m_body = this._io.readBytesFull();
+          var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
+          this._m_body = new DeleteContent(_io__raw__m_body, this, this._root);
+          this._m_body._read();
+          break;
+        case HudiLog.BlockType.HFILE_DATA_BLOCK:
+          this._raw__m_body = this._io.readBytesFull();
+          var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
+          this._m_body = new HfileContent(_io__raw__m_body, this, this._root);
+          this._m_body._read();
+          break;
+        case HudiLog.BlockType.PARQUET_DATA_BLOCK:
+          this._raw__m_body = this._io.readBytesFull();
+          var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
+          this._m_body = new ParquetContent(_io__raw__m_body, this, this._root);
+          this._m_body._read();
+          break;
+        default:
+          this._m_body = this._io.readBytesFull();
+          break;
+        }
+        this._debug._m_body.end = this._io.pos;
+        this._io.seek(_pos);
+        return this._m_body;
+      }
+    });
+
+    /**
+     * The record count of an Avro data or CDC block, the same 4 bytes as `body.num_records`,
+     * read without parsing the records.
+     */
+    Object.defineProperty(BlockContent.prototype, 'numRecords', {
+      get: function() {
+        if (this._m_numRecords !== undefined)
+          return this._m_numRecords;
+        if ( ((this._parent.blockType == HudiLog.BlockType.AVRO_DATA_BLOCK) || (this._parent.blockType == HudiLog.BlockType.CDC_DATA_BLOCK)) ) {
+          var _pos = this._io.pos;
+          this._io.seek(4);
+          this._debug._m_numRecords = { start: this._io.pos, ioOffset: this._io.byteOffset };
+          this._m_numRecords = this._io.readS4be();
+          this._debug._m_numRecords.end = this._io.pos;
+          this._io.seek(_pos);
+        }
+        return this._m_numRecords;
+      }
+    });
+
+    return BlockContent;
   })();
 
   /**

@@ -557,40 +557,10 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                _on = self.block_type
-                if _on == HudiLog.BlockType.avro_data_block:
-                    pass
-                    self._raw_content = self._io.read_bytes(self.content_length)
-                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                    self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
-                    self.content._read()
-                elif _on == HudiLog.BlockType.cdc_data_block:
-                    pass
-                    self._raw_content = self._io.read_bytes(self.content_length)
-                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                    self.content = HudiLog.AvroDataContent(_io__raw_content, self, self._root)
-                    self.content._read()
-                elif _on == HudiLog.BlockType.delete_block:
-                    pass
-                    self._raw_content = self._io.read_bytes(self.content_length)
-                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                    self.content = HudiLog.DeleteContent(_io__raw_content, self, self._root)
-                    self.content._read()
-                elif _on == HudiLog.BlockType.hfile_data_block:
-                    pass
-                    self._raw_content = self._io.read_bytes(self.content_length)
-                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                    self.content = HudiLog.HfileContent(_io__raw_content, self, self._root)
-                    self.content._read()
-                elif _on == HudiLog.BlockType.parquet_data_block:
-                    pass
-                    self._raw_content = self._io.read_bytes(self.content_length)
-                    _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
-                    self.content = HudiLog.ParquetContent(_io__raw_content, self, self._root)
-                    self.content._read()
-                else:
-                    pass
-                    self.content = self._io.read_bytes(self.content_length)
+                self._raw_content = self._io.read_bytes(self.content_length)
+                _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
+                self.content = HudiLog.BlockContent(_io__raw_content, self, self._root)
+                self.content._read()
 
             if self.format_version == 0:
                 pass
@@ -625,24 +595,7 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                _on = self.block_type
-                if _on == HudiLog.BlockType.avro_data_block:
-                    pass
-                    self.content._fetch_instances()
-                elif _on == HudiLog.BlockType.cdc_data_block:
-                    pass
-                    self.content._fetch_instances()
-                elif _on == HudiLog.BlockType.delete_block:
-                    pass
-                    self.content._fetch_instances()
-                elif _on == HudiLog.BlockType.hfile_data_block:
-                    pass
-                    self.content._fetch_instances()
-                elif _on == HudiLog.BlockType.parquet_data_block:
-                    pass
-                    self.content._fetch_instances()
-                else:
-                    pass
+                self.content._fetch_instances()
 
             if self.format_version == 0:
                 pass
@@ -675,75 +628,17 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                _on = self.block_type
-                if _on == HudiLog.BlockType.avro_data_block:
-                    pass
-                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
-                    self._io.add_child_stream(_io__raw_content)
-                    _pos2 = self._io.pos()
-                    self._io.seek(self._io.pos() + (self.content_length))
-                    def handler(parent, _io__raw_content=_io__raw_content):
-                        self._raw_content = _io__raw_content.to_byte_array()
-                        if len(self._raw_content) != self.content_length:
-                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
-                        parent.write_bytes(self._raw_content)
-                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                    self.content._write__seq(_io__raw_content)
-                elif _on == HudiLog.BlockType.cdc_data_block:
-                    pass
-                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
-                    self._io.add_child_stream(_io__raw_content)
-                    _pos2 = self._io.pos()
-                    self._io.seek(self._io.pos() + (self.content_length))
-                    def handler(parent, _io__raw_content=_io__raw_content):
-                        self._raw_content = _io__raw_content.to_byte_array()
-                        if len(self._raw_content) != self.content_length:
-                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
-                        parent.write_bytes(self._raw_content)
-                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                    self.content._write__seq(_io__raw_content)
-                elif _on == HudiLog.BlockType.delete_block:
-                    pass
-                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
-                    self._io.add_child_stream(_io__raw_content)
-                    _pos2 = self._io.pos()
-                    self._io.seek(self._io.pos() + (self.content_length))
-                    def handler(parent, _io__raw_content=_io__raw_content):
-                        self._raw_content = _io__raw_content.to_byte_array()
-                        if len(self._raw_content) != self.content_length:
-                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
-                        parent.write_bytes(self._raw_content)
-                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                    self.content._write__seq(_io__raw_content)
-                elif _on == HudiLog.BlockType.hfile_data_block:
-                    pass
-                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
-                    self._io.add_child_stream(_io__raw_content)
-                    _pos2 = self._io.pos()
-                    self._io.seek(self._io.pos() + (self.content_length))
-                    def handler(parent, _io__raw_content=_io__raw_content):
-                        self._raw_content = _io__raw_content.to_byte_array()
-                        if len(self._raw_content) != self.content_length:
-                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
-                        parent.write_bytes(self._raw_content)
-                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                    self.content._write__seq(_io__raw_content)
-                elif _on == HudiLog.BlockType.parquet_data_block:
-                    pass
-                    _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
-                    self._io.add_child_stream(_io__raw_content)
-                    _pos2 = self._io.pos()
-                    self._io.seek(self._io.pos() + (self.content_length))
-                    def handler(parent, _io__raw_content=_io__raw_content):
-                        self._raw_content = _io__raw_content.to_byte_array()
-                        if len(self._raw_content) != self.content_length:
-                            raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
-                        parent.write_bytes(self._raw_content)
-                    _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                    self.content._write__seq(_io__raw_content)
-                else:
-                    pass
-                    self._io.write_bytes(self.content)
+                _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                self._io.add_child_stream(_io__raw_content)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.content_length))
+                def handler(parent, _io__raw_content=_io__raw_content):
+                    self._raw_content = _io__raw_content.to_byte_array()
+                    if len(self._raw_content) != self.content_length:
+                        raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                    parent.write_bytes(self._raw_content)
+                _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self.content._write__seq(_io__raw_content)
 
             if self.format_version == 0:
                 pass
@@ -791,41 +686,10 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                _on = self.block_type
-                if _on == HudiLog.BlockType.avro_data_block:
-                    pass
-                    if self.content._root != self._root:
-                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                    if self.content._parent != self:
-                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-                elif _on == HudiLog.BlockType.cdc_data_block:
-                    pass
-                    if self.content._root != self._root:
-                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                    if self.content._parent != self:
-                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-                elif _on == HudiLog.BlockType.delete_block:
-                    pass
-                    if self.content._root != self._root:
-                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                    if self.content._parent != self:
-                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-                elif _on == HudiLog.BlockType.hfile_data_block:
-                    pass
-                    if self.content._root != self._root:
-                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                    if self.content._parent != self:
-                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-                elif _on == HudiLog.BlockType.parquet_data_block:
-                    pass
-                    if self.content._root != self._root:
-                        raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
-                    if self.content._parent != self:
-                        raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
-                else:
-                    pass
-                    if len(self.content) != self.content_length:
-                        raise kaitaistruct.ConsistencyError(u"content", self.content_length, len(self.content))
+                if self.content._root != self._root:
+                    raise kaitaistruct.ConsistencyError(u"content", self._root, self.content._root)
+                if self.content._parent != self:
+                    raise kaitaistruct.ConsistencyError(u"content", self, self.content._parent)
 
             if self.format_version == 0:
                 pass
@@ -869,6 +733,280 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _invalidate_num_records(self):
             del self._m_num_records
+
+    class BlockContent(ReadWriteKaitaiStruct):
+        """A block's content bytes. Their layout (`body`) is parsed on demand, like the gallery's
+        sqlite3.ksy pages and mcap.ksy records: the Kaitai Web IDE then opens a log of large delete
+        or Avro blocks at once (a block's millions of records become objects only when its body is
+        expanded), and a framing scan of a log reads no content. The record count of an Avro data or
+        CDC block is read on its own (4 bytes) for the block's one-line representation.
+        """
+        def __init__(self, _io=None, _parent=None, _root=None):
+            super(HudiLog.BlockContent, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._should_write_body = False
+            self.body__enabled = True
+            self._should_write_num_records = False
+            self.num_records__enabled = True
+
+        def _read(self):
+            pass
+            self._dirty = False
+
+
+        def _fetch_instances(self):
+            pass
+            _ = self.body
+            if hasattr(self, '_m_body'):
+                pass
+                _on = self._parent.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    self._m_body._fetch_instances()
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    self._m_body._fetch_instances()
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    self._m_body._fetch_instances()
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    self._m_body._fetch_instances()
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    self._m_body._fetch_instances()
+                else:
+                    pass
+
+            _ = self.num_records
+            if hasattr(self, '_m_num_records'):
+                pass
+
+
+
+        def _write__seq(self, io=None):
+            super(HudiLog.BlockContent, self)._write__seq(io)
+            self._should_write_body = self.body__enabled
+            self._should_write_num_records = self.num_records__enabled
+
+
+        def _check(self):
+            if self.body__enabled:
+                pass
+                _on = self._parent.block_type
+                if _on == HudiLog.BlockType.avro_data_block:
+                    pass
+                    if self._m_body._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"body", self._root, self._m_body._root)
+                    if self._m_body._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"body", self, self._m_body._parent)
+                elif _on == HudiLog.BlockType.cdc_data_block:
+                    pass
+                    if self._m_body._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"body", self._root, self._m_body._root)
+                    if self._m_body._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"body", self, self._m_body._parent)
+                elif _on == HudiLog.BlockType.delete_block:
+                    pass
+                    if self._m_body._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"body", self._root, self._m_body._root)
+                    if self._m_body._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"body", self, self._m_body._parent)
+                elif _on == HudiLog.BlockType.hfile_data_block:
+                    pass
+                    if self._m_body._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"body", self._root, self._m_body._root)
+                    if self._m_body._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"body", self, self._m_body._parent)
+                elif _on == HudiLog.BlockType.parquet_data_block:
+                    pass
+                    if self._m_body._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"body", self._root, self._m_body._root)
+                    if self._m_body._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"body", self, self._m_body._parent)
+                else:
+                    pass
+
+            if self.num_records__enabled:
+                pass
+                if  ((self._parent.block_type == HudiLog.BlockType.avro_data_block) or (self._parent.block_type == HudiLog.BlockType.cdc_data_block)) :
+                    pass
+
+
+            self._dirty = False
+
+        @property
+        def body(self):
+            """The content laid out by the block type; raw bytes for a type without a layout (a
+            command block's empty content).
+            """
+            if self._should_write_body:
+                self._write_body()
+            if hasattr(self, '_m_body'):
+                return self._m_body
+
+            if not self.body__enabled:
+                return None
+
+            _pos = self._io.pos()
+            self._io.seek(0)
+            _on = self._parent.block_type
+            if _on == HudiLog.BlockType.avro_data_block:
+                pass
+                self._raw__m_body = self._io.read_bytes_full()
+                _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
+                self._m_body = HudiLog.AvroDataContent(_io__raw__m_body, self, self._root)
+                self._m_body._read()
+            elif _on == HudiLog.BlockType.cdc_data_block:
+                pass
+                self._raw__m_body = self._io.read_bytes_full()
+                _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
+                self._m_body = HudiLog.AvroDataContent(_io__raw__m_body, self, self._root)
+                self._m_body._read()
+            elif _on == HudiLog.BlockType.delete_block:
+                pass
+                self._raw__m_body = self._io.read_bytes_full()
+                _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
+                self._m_body = HudiLog.DeleteContent(_io__raw__m_body, self, self._root)
+                self._m_body._read()
+            elif _on == HudiLog.BlockType.hfile_data_block:
+                pass
+                self._raw__m_body = self._io.read_bytes_full()
+                _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
+                self._m_body = HudiLog.HfileContent(_io__raw__m_body, self, self._root)
+                self._m_body._read()
+            elif _on == HudiLog.BlockType.parquet_data_block:
+                pass
+                self._raw__m_body = self._io.read_bytes_full()
+                _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
+                self._m_body = HudiLog.ParquetContent(_io__raw__m_body, self, self._root)
+                self._m_body._read()
+            else:
+                pass
+                self._m_body = self._io.read_bytes_full()
+            self._io.seek(_pos)
+            return getattr(self, '_m_body', None)
+
+        @body.setter
+        def body(self, v):
+            self._dirty = True
+            self._m_body = v
+
+        def _write_body(self):
+            self._should_write_body = False
+            _pos = self._io.pos()
+            self._io.seek(0)
+            _on = self._parent.block_type
+            if _on == HudiLog.BlockType.avro_data_block:
+                pass
+                _io__raw__m_body = KaitaiStream(BytesIO(bytearray(self._io.size() - self._io.pos())))
+                self._io.add_child_stream(_io__raw__m_body)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self._io.size() - self._io.pos()))
+                def handler(parent, _io__raw__m_body=_io__raw__m_body):
+                    self._raw__m_body = _io__raw__m_body.to_byte_array()
+                    parent.write_bytes(self._raw__m_body)
+                    if not parent.is_eof():
+                        raise kaitaistruct.ConsistencyError(u"raw(body)", 0, parent.size() - parent.pos())
+                _io__raw__m_body.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_body._write__seq(_io__raw__m_body)
+            elif _on == HudiLog.BlockType.cdc_data_block:
+                pass
+                _io__raw__m_body = KaitaiStream(BytesIO(bytearray(self._io.size() - self._io.pos())))
+                self._io.add_child_stream(_io__raw__m_body)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self._io.size() - self._io.pos()))
+                def handler(parent, _io__raw__m_body=_io__raw__m_body):
+                    self._raw__m_body = _io__raw__m_body.to_byte_array()
+                    parent.write_bytes(self._raw__m_body)
+                    if not parent.is_eof():
+                        raise kaitaistruct.ConsistencyError(u"raw(body)", 0, parent.size() - parent.pos())
+                _io__raw__m_body.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_body._write__seq(_io__raw__m_body)
+            elif _on == HudiLog.BlockType.delete_block:
+                pass
+                _io__raw__m_body = KaitaiStream(BytesIO(bytearray(self._io.size() - self._io.pos())))
+                self._io.add_child_stream(_io__raw__m_body)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self._io.size() - self._io.pos()))
+                def handler(parent, _io__raw__m_body=_io__raw__m_body):
+                    self._raw__m_body = _io__raw__m_body.to_byte_array()
+                    parent.write_bytes(self._raw__m_body)
+                    if not parent.is_eof():
+                        raise kaitaistruct.ConsistencyError(u"raw(body)", 0, parent.size() - parent.pos())
+                _io__raw__m_body.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_body._write__seq(_io__raw__m_body)
+            elif _on == HudiLog.BlockType.hfile_data_block:
+                pass
+                _io__raw__m_body = KaitaiStream(BytesIO(bytearray(self._io.size() - self._io.pos())))
+                self._io.add_child_stream(_io__raw__m_body)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self._io.size() - self._io.pos()))
+                def handler(parent, _io__raw__m_body=_io__raw__m_body):
+                    self._raw__m_body = _io__raw__m_body.to_byte_array()
+                    parent.write_bytes(self._raw__m_body)
+                    if not parent.is_eof():
+                        raise kaitaistruct.ConsistencyError(u"raw(body)", 0, parent.size() - parent.pos())
+                _io__raw__m_body.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_body._write__seq(_io__raw__m_body)
+            elif _on == HudiLog.BlockType.parquet_data_block:
+                pass
+                _io__raw__m_body = KaitaiStream(BytesIO(bytearray(self._io.size() - self._io.pos())))
+                self._io.add_child_stream(_io__raw__m_body)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self._io.size() - self._io.pos()))
+                def handler(parent, _io__raw__m_body=_io__raw__m_body):
+                    self._raw__m_body = _io__raw__m_body.to_byte_array()
+                    parent.write_bytes(self._raw__m_body)
+                    if not parent.is_eof():
+                        raise kaitaistruct.ConsistencyError(u"raw(body)", 0, parent.size() - parent.pos())
+                _io__raw__m_body.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_body._write__seq(_io__raw__m_body)
+            else:
+                pass
+                self._io.write_bytes(self._m_body)
+                if not self._io.is_eof():
+                    raise kaitaistruct.ConsistencyError(u"body", 0, self._io.size() - self._io.pos())
+            self._io.seek(_pos)
+
+        @property
+        def num_records(self):
+            """The record count of an Avro data or CDC block, the same 4 bytes as `body.num_records`,
+            read without parsing the records.
+            """
+            if self._should_write_num_records:
+                self._write_num_records()
+            if hasattr(self, '_m_num_records'):
+                return self._m_num_records
+
+            if not self.num_records__enabled:
+                return None
+
+            if  ((self._parent.block_type == HudiLog.BlockType.avro_data_block) or (self._parent.block_type == HudiLog.BlockType.cdc_data_block)) :
+                pass
+                _pos = self._io.pos()
+                self._io.seek(4)
+                self._m_num_records = self._io.read_s4be()
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_num_records', None)
+
+        @num_records.setter
+        def num_records(self, v):
+            self._dirty = True
+            self._m_num_records = v
+
+        def _write_num_records(self):
+            self._should_write_num_records = False
+            if  ((self._parent.block_type == HudiLog.BlockType.avro_data_block) or (self._parent.block_type == HudiLog.BlockType.cdc_data_block)) :
+                pass
+                _pos = self._io.pos()
+                self._io.seek(4)
+                self._io.write_s4be(self._m_num_records)
+                self._io.seek(_pos)
+
+
 
     class DeleteContent(ReadWriteKaitaiStruct):
         """Content of DELETE_BLOCK, the keys (and ordering values) of the deleted records.

@@ -89,18 +89,11 @@ types:
         doc: Length of the content that follows, in bytes; a Java int written as 8 bytes, so at most 2^31 - 1.
       - id: content
         size: content_length
+        type: block_content
         if: format_version != 0
-        type:
-          switch-on: block_type
-          cases:
-            'block_type::delete_block': delete_content
-            'block_type::avro_data_block': avro_data_content
-            'block_type::hfile_data_block': hfile_content
-            'block_type::parquet_data_block': parquet_content
-            'block_type::cdc_data_block': avro_data_content
         doc: |
-          The block's payload, content_length bytes, laid out by block type. Command blocks have
-          none: their command is in the header.
+          The block's payload, content_length bytes, laid out by block type (its `body`, parsed
+          only when asked for). Command blocks have none: their command is in the header.
       - id: legacy_content
         size: block_size
         if: format_version == 0
@@ -127,8 +120,41 @@ types:
         value: >-
           format_version != 0
           and (block_type == block_type::avro_data_block or block_type == block_type::cdc_data_block)
-          ? content.as<avro_data_content>.num_records : 0
+          ? content.num_records : 0
         doc: Number of records of an Avro data or CDC block; 0 for other blocks.
+
+  block_content:
+    doc: |
+      A block's content bytes. Their layout (`body`) is parsed on demand, like the gallery's
+      sqlite3.ksy pages and mcap.ksy records: the Kaitai Web IDE then opens a log of large delete
+      or Avro blocks at once (a block's millions of records become objects only when its body is
+      expanded), and a framing scan of a log reads no content. The record count of an Avro data or
+      CDC block is read on its own (4 bytes) for the block's one-line representation.
+    -webide-representation: '{_parent.block_type}: {_io.size:dec} bytes'
+    instances:
+      body:
+        pos: 0
+        size-eos: true
+        type:
+          switch-on: _parent.block_type
+          cases:
+            'block_type::delete_block': delete_content
+            'block_type::avro_data_block': avro_data_content
+            'block_type::hfile_data_block': hfile_content
+            'block_type::parquet_data_block': parquet_content
+            'block_type::cdc_data_block': avro_data_content
+        doc: |
+          The content laid out by the block type; raw bytes for a type without a layout (a
+          command block's empty content).
+      num_records:
+        pos: 4
+        type: s4
+        if: >-
+          _parent.block_type == block_type::avro_data_block
+          or _parent.block_type == block_type::cdc_data_block
+        doc: |
+          The record count of an Avro data or CDC block, the same 4 bytes as `body.num_records`,
+          read without parsing the records.
 
   metadata_map:
     doc: |

@@ -465,6 +465,8 @@ block = Struct(
     "block_type" / _v1_only(_enum(Int32sb, BLOCK_TYPE)),
     "header" / _v1_only(metadata_map),
     "content_length" / _v1_only(Rebuild(_java_int_length(Int64sb), lambda this: _built_len(_content_body, this.content, this))),
+    # the .ksy parses this lazily, as the `body` instance of its `block_content` (for the Web IDE);
+    # parsed here at once, it is the same bytes and fields (tests compare `content.body` with it)
     "content" / _v1_only(FixedSized(this.content_length, _content_body)),
     "legacy_content" / _only_if(lambda this: this.format_version == 0, Bytes(this.block_size)),
     "footer" / _v1_only(metadata_map),

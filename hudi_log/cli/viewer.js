@@ -38,6 +38,19 @@
       entry.parsed = { block, error: (e && (e.name || e.message)) || String(e), end: io.pos };
       return entry.parsed;
     }
+    // the grammar parses a block's content lazily (its `body` instance, so the Web IDE opens big
+    // blocks at once); here it is parsed with the block, so an intact block is checked whole
+    const content = block.formatVersion !== 0 ? block.content : null;
+    if (content) {
+      try {
+        void content.body;
+      } catch (e) {
+        const body = content._m_body;
+        const at = body && body._io ? body._io.byteOffset + body._io.pos : io.pos;
+        entry.parsed = { block, error: "content: " + ((e && (e.name || e.message)) || String(e)), end: at };
+        return entry.parsed;
+      }
+    }
     const problems = [];
     if (io.pos - entry.offset !== entry.length) problems.push(`length ${io.pos - entry.offset} != ${entry.length}`);
     if (block.formatVersion !== 0) {
@@ -119,15 +132,25 @@
     }
     for (const key of instanceNames(obj)) {
       if (rows.length >= MAX_FIELDS) return;
-      let value;
+      let v;
+      let failed = null;
       try {
-        const v = obj[key];
-        if (v === undefined || isStruct(v) || Array.isArray(v)) continue;
-        value = valueText(v, null);
+        v = obj[key];
       } catch (e) {
-        value = "(" + (e.name || "error") + ")";
+        failed = "(" + (e.name || "error") + ")";
+        v = obj["_m_" + key]; // a lazily parsed struct keeps what was read before the grammar stopped
       }
-      rows.push({ name: path + snake(key), depth, range: null, value, instance: true });
+      const name = path + snake(key);
+      if (isStruct(v)) {
+        // a parsed instance (a block content's `body`): its fields, as for a seq field
+        const dbg = obj._debug && obj._debug["_m_" + key];
+        const range = dbg && dbg.end !== undefined ? [dbg.ioOffset + dbg.start, dbg.ioOffset + dbg.end] : null;
+        rows.push({ name, depth, range, value: failed || "", instance: true });
+        collectFields(v, "", depth + 1, rows);
+        continue;
+      }
+      if (!failed && (v === undefined || Array.isArray(v))) continue;
+      rows.push({ name, depth, range: null, value: failed || valueText(v, null), instance: true });
     }
   }
 

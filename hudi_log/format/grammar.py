@@ -276,6 +276,18 @@ def delete_content(content_version: int, payload: bytes) -> bytes:
     return write(c, 8 + len(payload))
 
 
+def _block_content(block_type_: BlockType, content: bytes, block) -> HudiLog.BlockContent:
+    # The content's layout is the lazily parsed `body` instance: set it, parsed by the grammar's
+    # content type (so a content that breaks its layout cannot be written); the serializer writes
+    # it when it fetches the block's instances. `num_records` is the same 4 bytes as the body's
+    # count, so it is not written a second time.
+    c = HudiLog.BlockContent(None, block, None)
+    cls = _CONTENT_CLASS.get(block_type_)
+    c._m_body = parse(cls, content, c, None) if cls is not None else content
+    c.num_records__enabled = False
+    return c
+
+
 def serialize_block(
     format_version: int,
     block_type_: BlockType | None,
@@ -299,8 +311,7 @@ def serialize_block(
     b.header, header_size = metadata_map(header, b, None)
     b.footer, footer_size = metadata_map(footer, b, None)
     b.content_length = len(content)
-    cls = _CONTENT_CLASS.get(block_type_)
-    b.content = parse(cls, content, b, None) if cls is not None else content
+    b.content = _block_content(block_type_, content, b)
     b.block_size = 4 + 4 + header_size + 8 + len(content) + footer_size + 8
     b.reverse_pointer = b.block_size + REVERSE_POINTER_BIAS
     return write(b, FRAME_PREFIX + b.block_size)

@@ -44,7 +44,12 @@ function dump(v) {
     try {
       out[snake(key)] = dump(v[key]);
     } catch (e) {
-      out[snake(key)] = { error: e.name || String(e) };
+      // a grammar error inside a lazily parsed instance (a block's `body`): where it broke;
+      // anything else (a text that is not UTF-8 ...) by its name
+      const grammar = /^(Validation\w*Error|EOFError|UndecidedEndiannessError)$/.test(e.name || "") || e instanceof RangeError;
+      out[snake(key)] = grammar
+        ? { error: "grammar", src_path: e.srcPath || null }
+        : { error: e.name || String(e) };
     }
   }
   return out;
