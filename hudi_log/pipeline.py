@@ -8,7 +8,8 @@ Steps:
 * ``validate``: the lake-wide block check over globs of log files (``hudi_log_blocks``);
 * ``stream``: a file-to-table stream (a folder where JSON, Parquet or CSV files arrive, a stand-in for
   Kafka) upserted into a Hudi table one commit per micro-batch, and with ``--changes-to`` a second stream
-  that consumes the table's changes (its streaming source) into another table; a line per micro-batch.
+  that consumes the table's changes (its streaming source) into another table; a line per micro-batch. On a
+  table with ``hoodie.table.cdc.enabled=true`` that stream reads the CDC rows, so deletes reach it too.
 
 Every step prints its progress (steps, then task counts of running Spark stages) to stderr. On a
 cluster, run the same file with spark-submit (see the README); the master then comes from spark-submit.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Mapping
 
 import click
 
@@ -205,11 +207,16 @@ def stream(ctx, input_dir, input_format, schema, table, table_name, table_type, 
         return w.start(target)
 
     def changes():
+        down_opts = {**opts, "hoodie.table.name": f"{opts['hoodie.table.name']}_changes",
+                     "hoodie.datasource.write.operation": "upsert"}
+        if _cdc_on(table, opts):
+            down, order = _change_rows(spark, table, schema), CHANGE_TIME
+            down_opts["hoodie.datasource.write.precombine.field"] = order
+            down_opts.pop("hoodie.table.cdc.enabled", None)  # the downstream table is a copy, not a change log
+            return start(down, changes_to, "changes", down_opts)
         down = spark.readStream.format("hudi_log").load(table)
         # the Hudi meta columns are the upstream table's; the downstream table writes its own
         down = down.drop(*[c for c in down.columns if c.startswith("_hoodie_") and c != "_hoodie_is_deleted"])
-        down_opts = {**opts, "hoodie.table.name": f"{opts['hoodie.table.name']}_changes",
-                     "hoodie.datasource.write.operation": "upsert"}
         return start(down, changes_to, "changes", down_opts)
 
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -221,6 +228,35 @@ def stream(ctx, input_dir, input_format, schema, table, table_name, table_type, 
         _watch([changes()], progress, deadline)
     else:
         _watch([ingest, changes()], progress, deadline)
+
+
+#: the downstream table's ordering column when it is fed the upstream's CDC rows: the change's instant
+CHANGE_TIME = "_change_ts"
+
+
+def _cdc_on(table: str, opts: Mapping) -> bool:
+    """The upstream table logs changes (its properties say so, or the stream creates it so)."""
+    from .table.properties import NotAHudiTableError, read_properties
+
+    try:
+        return read_properties(table).cdc_enabled
+    except NotAHudiTableError:
+        return str(opts.get("hoodie.table.cdc.enabled", "false")).lower() == "true"
+
+
+def _change_rows(spark, table: str, schema):
+    """The upstream's CDC stream as rows for an upsert: each change's image (after, or before for a
+    delete), ``_hoodie_is_deleted`` for deletes, and the change's instant as :data:`CHANGE_TIME`, so that
+    a key's later change wins within a micro-batch as across them."""
+    from pyspark.sql import functions as F
+
+    cdc = (spark.readStream.format("hudi_log").option("hoodie.datasource.query.type", "incremental")
+           .option("hoodie.datasource.query.incremental.format", "cdc").load(table))
+    image = F.from_json(F.coalesce(F.col("after"), F.col("before")), schema)
+    rows = cdc.select(image.alias("r"), (F.col("op") == "d").alias("_hoodie_is_deleted"),
+                      F.col("ts_ms").cast("long").alias(CHANGE_TIME))
+    fields = [f"r.{n}" for n in rows.select("r.*").columns if n not in ("_hoodie_is_deleted", CHANGE_TIME)]
+    return rows.select(*fields, "_hoodie_is_deleted", CHANGE_TIME)
 
 
 def _watch(queries, progress, deadline) -> None:

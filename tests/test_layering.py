@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("format", ("hudi_log.format",)),
     ("log", ("hudi_log.log",)),
     ("table basics", ("hudi_log.table.properties", "hudi_log.table.errors", "hudi_log.table.markers",
-                      "hudi_log.table.metadata_table")),
+                      "hudi_log.table.metadata_table", "hudi_log.table.cdc")),
     ("timeline", ("hudi_log.table.timeline",)),
     ("concurrency", ("hudi_log.table.concurrency",)),
     ("schema and view", ("hudi_log.table.schema", "hudi_log.table.view")),

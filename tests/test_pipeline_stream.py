@@ -70,3 +70,24 @@ def test_stream_without_files_or_schema_is_a_usage_error(spark, tmp_path, capsys
     err = capsys.readouterr().err
     assert code == 2 and "no files to infer the input's schema from; give --schema" in err, err
     assert "Traceback" not in err and not (tmp_path / "t").exists()
+
+
+def test_changes_of_a_cdc_table_carry_deletes_downstream(spark, tmp_path, capsys):
+    """Upstream with hoodie.table.cdc.enabled=true: the changes stream reads its CDC rows, so a key deleted
+    upstream (``_hoodie_is_deleted``) is deleted downstream too, and a key's later change wins."""
+    src, table, changes, ckpt = tmp_path / "in", tmp_path / "events", tmp_path / "copy", tmp_path / "ckpt"
+    drop(src, "0.json", [{"id": i, "name": "a", "ts": 1, "_hoodie_is_deleted": False} for i in range(4)])
+    drop(src, "1.json", [{"id": 1, "name": "b", "ts": 2, "_hoodie_is_deleted": False},
+                         {"id": 2, "name": "a", "ts": 2, "_hoodie_is_deleted": True}])
+    drop(src, "2.json", [{"id": 1, "name": "c", "ts": 3, "_hoodie_is_deleted": True}])
+    args = ["stream", "--input", str(src), "--table", str(table), "--record-key", "id", "--precombine", "ts",
+            "--checkpoint", str(ckpt), "--changes-to", str(changes), "--available-now",
+            "--max-files-per-trigger", "1", "--option", "hoodie.datasource.compaction.async.enable=false",
+            "--option", "hoodie.table.cdc.enabled=true"]
+    assert run(args) == 0, capsys.readouterr().err
+    expected = {0: ("a", 1), 3: ("a", 1)}
+    assert rows_of(table) == expected
+    # the downstream table: the same rows (its ordering column is the change's instant)
+    assert rows_of(changes) == expected
+    assert read_properties(changes).get("hoodie.table.precombine.field") == "_change_ts"
+    assert read_properties(table).get("hoodie.table.cdc.enabled") == "true"

@@ -65,6 +65,9 @@ _BATCH_ROWS = 65536
 @click.option("--as-of", default=None, help="Time travel: snapshot as of this instant.")
 @click.option("--begin", default=None, help="Incremental: exclusive lower bound.")
 @click.option("--end", default=None, help="Incremental: inclusive upper bound (default latest).")
+@click.option("--incremental-format", type=click.Choice(["latest_state", "cdc"]), default="latest_state",
+              help="Incremental: the rows as they are now (latest_state) or the changes (cdc: op, ts_ms, before, "
+              "after; a table with hoodie.table.cdc.enabled=true).")
 @click.option("--columns", default=None, help="Comma-separated columns.")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="Stop after N rows.")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "parquet"]), default="table",
@@ -72,7 +75,7 @@ _BATCH_ROWS = 65536
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
 @click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
               "instead of warning on stderr.")
-def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output, strict):
+def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit, fmt, output, strict):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
 
     Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices. A
@@ -96,6 +99,10 @@ def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output, strict
     from ..table.read.instants import query_arguments
     from ..table.read.integrity import IntegrityWarning
 
+    if incremental_format == "cdc":
+        if query != "incremental" or as_of is not None or cols is not None:
+            raise click.UsageError("--incremental-format cdc goes with --query incremental (no --as-of, no --columns)")
+        return _read_changes(path, begin, end, limit, fmt, output)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IntegrityWarning)
         try:
@@ -113,6 +120,18 @@ def read_cmd(path, query, as_of, begin, end, columns, limit, fmt, output, strict
                     click.echo(f"hudi-log: warning: {w.message}", err=True)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _read_changes(path, begin, end, limit, fmt, output) -> None:
+    """A CDC query: each instant's changes written as they are computed (hudi_log.table.read.cdc)."""
+    from ..table.cdc import CDC_ARROW_SCHEMA
+    from ..table.read.cdc import cdc_instants, changes_table
+    from .read_output import stream_table
+
+    if begin is None:
+        raise click.UsageError("--incremental-format cdc needs --begin (0: from the first change)")
+    times = cdc_instants(path, begin, end, ("--begin", "--end"))
+    stream_table(CDC_ARROW_SCHEMA, (changes_table(path, [t]) for t in times), len(times), fmt, output, limit)
 
 
 def _read_input(path: str):

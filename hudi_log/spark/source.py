@@ -7,6 +7,7 @@ Read::
          .option("as.of.instant", "20250101000000000")              # time travel (snapshot)
          .option("hoodie.datasource.read.begin.instanttime", T1)    # incremental: (T1, T2]
          .option("hoodie.datasource.read.end.instanttime", T2)
+         .option("hoodie.datasource.query.incremental.format", "cdc")  # incremental: changes (spark.cdc)
          .option("hudi_log.read.strict", "true")                   # a missing or damaged committed file fails
          .load(path)
 
@@ -224,6 +225,11 @@ class HudiDataSource(DataSource):
     def name(cls) -> str:
         return "hudi_log"
 
+    def _is_cdc(self) -> bool:
+        from .cdc import is_cdc_query
+
+        return (self.options.get(QUERY_TYPE) or "").lower() == "incremental" and is_cdc_query(self.options)
+
     def _read_plan(self):
         if getattr(self, "_plan", None) is None:
             # planned once: the pickled data source carries the plan from schema() to reader()
@@ -231,9 +237,17 @@ class HudiDataSource(DataSource):
         return self._plan
 
     def schema(self):
+        if self._is_cdc():  # Hudi's CDC rows: op, ts_ms, before, after (hudi_log.spark.cdc)
+            from .cdc import cdc_spark_schema
+
+            return cdc_spark_schema()
         return spark_arrow_schema(self._read_plan().schema)[0]
 
-    def reader(self, schema) -> HudiReader:
+    def reader(self, schema):
+        if self._is_cdc():
+            from .cdc import HudiCdcReader
+
+            return HudiCdcReader(self.options)
         plan = self._read_plan()
         # a copy: pushFilters narrows the reader's plan, never the data source's (a DataFrame is re-queried)
         return HudiReader(self.options, replace(plan, tasks=list(plan.tasks)))

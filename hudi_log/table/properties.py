@@ -243,6 +243,18 @@ class TableProperties(Mapping):
         return self._props.get("hoodie.populate.meta.fields", "true").lower() == "true"
 
     @property
+    def cdc_enabled(self) -> bool:
+        """``hoodie.table.cdc.enabled``: writes log changes and CDC queries are served (hudi_log.table.cdc)."""
+        return self._props.get("hoodie.table.cdc.enabled", "false").lower() == "true"
+
+    @property
+    def cdc_mode(self) -> str:
+        """``hoodie.table.cdc.supplemental.logging.mode`` (default DATA_BEFORE_AFTER)."""
+        from .cdc import mode_of
+
+        return mode_of(self._props.get("hoodie.table.cdc.supplemental.logging.mode"))
+
+    @property
     def hive_style_partitioning(self) -> bool:
         return self._props.get("hoodie.datasource.write.hive_style_partitioning", "false").lower() == "true"
 

@@ -11,6 +11,10 @@
 //   schema-pair <our schema file> <Java's schema file>
 //       Avro's SchemaCompatibility between the two both ways, whether Schema.equals holds, and whether
 //       Java's Schema.toString() of our schema gives our file's text back (Avro's own key order).
+//   cdc-block <writer schema file> <block content file>
+//       the records of a CDC data block (the same layout) decoded with the writer schema of its SCHEMA
+//       header, each printed as Hudi's HoodieCDCUtils.recordToJson prints an image (GenericData's
+//       toString): op, record_key or ts_ms where the schema has them, before and after.
 //   parquet-footer <parquet file>
 //       the footer's key/value metadata and row count (ParquetFileReader), and whether
 //       parquet.avro.schema parses as an Avro schema.
@@ -56,40 +60,69 @@ public class HudiLogJavaCheck {
     return new Schema.Parser().parse(new String(Files.readAllBytes(Paths.get(file)), StandardCharsets.UTF_8));
   }
 
-  static String avroBlock(String writerFile, String contentFile, String readerFile) throws Exception {
-    Schema writer = schema(writerFile);
-    Schema reader = schema(readerFile);
-    GenericDatumReader<GenericRecord> datumReader = new GenericDatumReader<>(writer, reader);
-    List<String> keys = new ArrayList<>();
-    int version;
-    int count;
+  /** The records of an Avro data or CDC block's content, decoded with datumReader; [0] of version gets the content version. */
+  static List<GenericRecord> blockRecords(String contentFile, GenericDatumReader<GenericRecord> datumReader, int[] version)
+      throws Exception {
+    List<GenericRecord> out = new ArrayList<>();
     try (DataInputStream in = new DataInputStream(new FileInputStream(contentFile))) {
-      version = in.readInt();
-      count = in.readInt();
+      version[0] = in.readInt();
+      int count = in.readInt();
       BinaryDecoder decoder = null;
       for (int i = 0; i < count; i++) {
         byte[] bytes = new byte[in.readInt()];
         in.readFully(bytes);
         decoder = DecoderFactory.get().binaryDecoder(bytes, decoder);
-        GenericRecord r = datumReader.read(null, decoder);
+        out.add(datumReader.read(null, decoder));
         if (!decoder.isEnd()) {
           throw new IllegalStateException("record " + i + " has bytes left after decoding");
         }
-        Object key = r.get("_hoodie_record_key");
-        keys.add(key == null ? null : key.toString());
       }
       if (in.read() != -1) {
         throw new IllegalStateException("bytes left after " + count + " records");
       }
     }
+    return out;
+  }
+
+  static String avroBlock(String writerFile, String contentFile, String readerFile) throws Exception {
+    Schema writer = schema(writerFile);
+    Schema reader = schema(readerFile);
+    int[] version = new int[1];
+    List<String> keys = new ArrayList<>();
+    for (GenericRecord r : blockRecords(contentFile, new GenericDatumReader<>(writer, reader), version)) {
+      Object key = r.get("_hoodie_record_key");
+      keys.add(key == null ? null : key.toString());
+    }
     String readsWriter = SchemaCompatibility.checkReaderWriterCompatibility(reader, writer).getType().name();
     String writerReadsReader = SchemaCompatibility.checkReaderWriterCompatibility(writer, reader).getType().name();
-    StringBuilder b = new StringBuilder("{\"version\":" + version + ",\"count\":" + count + ",\"keys\":[");
+    StringBuilder b = new StringBuilder("{\"version\":" + version[0] + ",\"count\":" + keys.size() + ",\"keys\":[");
     for (int i = 0; i < keys.size(); i++) {
       b.append(i == 0 ? "" : ",").append(keys.get(i) == null ? "null" : quote(keys.get(i)));
     }
     return b.append("],\"reader_reads_writer\":").append(quote(readsWriter))
         .append(",\"writer_reads_reader\":").append(quote(writerReadsReader)).append("}").toString();
+  }
+
+  static String field(GenericRecord r, String name) {
+    if (r.getSchema().getField(name) == null) {
+      return "null";
+    }
+    Object v = r.get(name);
+    return v == null ? "null" : quote(v.toString());
+  }
+
+  static String cdcBlock(String writerFile, String contentFile) throws Exception {
+    StringBuilder b = new StringBuilder("{\"records\":[");
+    boolean first = true;
+    for (GenericRecord r : blockRecords(contentFile, new GenericDatumReader<>(schema(writerFile)), new int[1])) {
+      b.append(first ? "" : ",").append("{\"op\":").append(field(r, "op"))
+          .append(",\"record_key\":").append(field(r, "record_key"))
+          .append(",\"ts_ms\":").append(field(r, "ts_ms"))
+          .append(",\"before\":").append(field(r, "before"))
+          .append(",\"after\":").append(field(r, "after")).append("}");
+      first = false;
+    }
+    return b.append("]}").toString();
   }
 
   static String schemaPair(String oursFile, String javaFile) throws Exception {
@@ -131,6 +164,8 @@ public class HudiLogJavaCheck {
       try {
         if (a[0].equals("avro-block")) {
           out = avroBlock(a[1], a[2], a[3]);
+        } else if (a[0].equals("cdc-block")) {
+          out = cdcBlock(a[1], a[2]);
         } else if (a[0].equals("schema-pair")) {
           out = schemaPair(a[1], a[2]);
         } else {

@@ -94,6 +94,12 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
             lf = parse_log_file_name(p)
             if lf is None:
                 continue
+            if lf.is_cdc:
+                # a CDC log (a COW merge's changes, hudi_log.table.write.cdc_log) is a new file named with
+                # the writing instant, never appended to: deleted with the instant's base files
+                if lf.instant == instant:
+                    found.setdefault((part, lf.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                continue
             if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
                 hit = lf.instant == instant
             else:

@@ -31,6 +31,7 @@ from typing import Mapping
 
 from ...paths import as_path, remove_tree
 from ...format.content.avro_arrow import spark_create_schema
+from ..cdc import CDC_ENABLED, CDC_MODE, CdcOptionError, mode_of
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
 from ..timeline.timeline import ROLLBACK, Timeline
@@ -93,6 +94,21 @@ def requested_table_version(options: Mapping) -> int | None:
     return int(v) if v is not None else None
 
 
+def _cdc_properties(options: Mapping, path) -> dict[str, str]:
+    # Java's table builder records the flag only when the write set it, and the mode only with CDC on
+    enabled = option(options, CDC_ENABLED)
+    if enabled is None:
+        return {}
+    if str(enabled).lower() not in ("true", "false"):
+        raise TableOptionsError(path, f"{CDC_ENABLED}={enabled!r} is not true or false")
+    if str(enabled).lower() == "false":
+        return {CDC_ENABLED: "false"}
+    try:
+        return {CDC_ENABLED: "true", CDC_MODE: mode_of(option(options, CDC_MODE))}
+    except CdcOptionError as e:
+        raise TableOptionsError(path, str(e)) from None
+
+
 def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dict[str, str]:
     """The ``hoodie.properties`` keys Hudi writes for a new table with these options."""
     path = "<options>"
@@ -139,6 +155,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     if precombine:
         p["hoodie.table.precombine.field"] = precombine
     p.update(key_props)
+    p.update(_cdc_properties(options, path))
     if schema is not None:
         # Spark's own spelling (null last, no defaults), as Java's Spark SQL CREATE TABLE records it
         p["hoodie.table.create.schema"] = json.dumps(spark_create_schema(schema), separators=(",", ":"))

@@ -31,6 +31,7 @@ from ..read.scanner import EVENT_TIME, ordering_ge
 from ..services.rollback import table_storage
 from ..timeline.commit_metadata import empty_write_stat
 from ..view.base_file import arrow_schema_for, base_file_name, conform, with_meta_columns, write_base_file
+from .cdc_log import MergeChanges, write_merge_changes
 from .context import WriteContext, combines
 from .create import option, write_partition_metadata
 from .index import FileGroupInfo, repeats
@@ -282,7 +283,8 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
                 stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
             else:
                 key_list = keys.to_pylist() if key_list is None else key_list
-                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token, flagged))
+                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token, flagged,
+                                              storage))
         for part, idx in inserts.items():
             for start in range(0, len(idx), ctx.records_per_file):
                 chunk = idx[start:start + ctx.records_per_file]
@@ -394,9 +396,11 @@ def _arrow_key_field(ctx, table) -> str | None:
     return fields[0] if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t) else None
 
 
-def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, flagged=None) -> dict:
+def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, flagged=None,
+                     storage=None) -> dict:
     """COW: the file group's next base file = its rows with this batch's updates / deletes applied (a row
-    flagged ``_hoodie_is_deleted`` deletes its key where it would have replaced the stored row)."""
+    flagged ``_hoodie_is_deleted`` deletes its key where it would have replaced the stored row). On a table
+    with CDC on, the changes go to a ``.cdc`` log file beside it (:mod:`.cdc_log`)."""
 
     props = ctx.properties
     name = base_file_name(g.file_id, token, ctx.instant)
@@ -408,6 +412,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     keep_old: list[int] = []
     take_new: list[int] = []
     deletes = updates = 0
+    changes = MergeChanges()  # (old row, new row) positions, for the CDC log
     if old is not None:
         old_keys = old.column(RECORD_KEY).to_pylist()
         old_ord = [tuple(v) for v in zip(*[old.column(f).to_pylist() for f in fields])] \
@@ -420,13 +425,16 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                 # a delete operation carries the default ordering value (keys only, as Java's delete helper
                 # builds it), so it removes the row whatever the row's ordering value
                 deletes += 1
+                changes.deleted.append(j)
             elif old_ord is not None and not ordering_ge(ordering[i], old_ord[j]):
                 keep_old.append(j)  # the stored row has the greater ordering value
             elif flagged is not None and flagged[i]:
                 deletes += 1
+                changes.deleted.append(j)
             else:
                 take_new.append(i)
                 updates += 1
+                changes.updated.append((j, i))
     if ctx.operation != "delete":  # keys the index saw in logs only; none for COW
         take_new.extend(i for i in incoming.values() if flagged is None or not flagged[i])
     schema = arrow_schema_for(ctx.schema)
@@ -446,4 +454,8 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
               numInserts=len(take_new) - updates, totalWriteBytes=size, fileSizeInBytes=size)
     if g.base_file:
         s["prevBaseFile"] = Path(g.base_file).name
+    if ctx.properties.cdc_enabled:
+        changes.inserted = take_new[updates:]
+        s["cdcStats"] = write_merge_changes(ctx, g, old, table, keys, changes, merged.num_rows, task_id, token,
+                                            storage)
     return s
