@@ -69,7 +69,8 @@ def test_mor_changes_are_inferred_from_the_file_groups(tmp_path, version):
     before and after it: inserts, updates, deletes; a compaction is no change, nor (version 8: event-time
     ordering) an update that loses on ordering; begin is exclusive and end inclusive."""
     p = tmp_path / "mor"
-    o = opts("MERGE_ON_READ", **{"hoodie.write.table.version": str(version)})
+    # no small-file packing: inserts go to new file groups and updates to logs (the LOG_FILE case)
+    o = opts("MERGE_ON_READ", **{"hoodie.write.table.version": str(version), "hoodie.parquet.small.file.limit": "0"})
     write_table(p, rows(range(4), 1, "a"), "insert", o)
     write_table(p, pa.concat_tables([rows([1], 2, "b"), rows([2], 0, "old"), rows([7], 2, "b")]), "upsert", o)
     write_table(p, rows([3], 5, "x"), "delete", o)
@@ -203,3 +204,17 @@ def test_insert_overwrite_deletes_the_replaced_rows_and_inserts_the_new(tmp_path
     c1, c2 = instants(p)
     assert HudiTable(p).timeline.instant(c2).action == "replacecommit"
     assert changes(p, c1) == [("d", c2, row(i, 1, "a"), None) for i in range(3)] + [("i", c2, None, row(5, 2, "n"))]
+
+
+def test_mor_small_file_merge_writes_a_cdc_file_as_java_does(tmp_path):
+    """A MOR upsert with new keys rewrites the partition's small base-only file group (Java's "small file
+    corrections": the merge handle, not the log), and on a CDC table that merge logs its changes as COW's
+    do; the query returns them from the CDC file."""
+    p = tmp_path / "mor"
+    o = opts("MERGE_ON_READ")
+    write_table(p, rows(range(3), 1, "a"), "insert", o)
+    r = write_table(p, pa.concat_tables([rows([1], 2, "b"), rows([9], 2, "n")]), "upsert", o)
+    (stat,) = r.write_stats
+    assert stat["path"].endswith(".parquet") and stat["cdcStats"] and stat["numInserts"] == 1
+    c1, c2 = instants(p)
+    assert changes(p, c1) == [("i", c2, None, row(9, 2, "n")), ("u", c2, row(1, 1, "a"), row(1, 2, "b"))]

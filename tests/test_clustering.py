@@ -36,9 +36,9 @@ def latest_bases(base) -> list[str]:
 
 
 def small_stream(base, version, table_type, n=6):
-    """``n`` small inserts (each its own file groups), then an upsert (MOR: log files on some groups)."""
+    """``n`` small bulk inserts (each its own file groups: bulk_insert does not fill small files), then an upsert (MOR: log files on some groups)."""
     o = opts(version, table_type)
-    instants = [write_table(base, batch([(f"k{i * 2 + j}", f"v{i}") for j in range(2)], i), "insert", o).instant
+    instants = [write_table(base, batch([(f"k{i * 2 + j}", f"v{i}") for j in range(2)], i), "bulk_insert", o).instant
                 for i in range(n)]
     instants.append(write_table(base, batch([("k0", "u0"), ("k3", "u3")], 50), "upsert", o).instant)
     return instants

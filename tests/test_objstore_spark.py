@@ -22,7 +22,8 @@ def test_spark_write_read_and_blocks_on_s3(spark, s3, monkeypatch):
     path = f"{s3.base}/t"
     o = {**s3.options(), "hoodie.table.name": "lake", "hoodie.datasource.write.recordkey.field": "id",
          "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
-         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": "8"}
+         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": "8",
+         "hoodie.parquet.small.file.limit": "0"}  # no small-file packing: the updates go to log blocks
     first = spark.createDataFrame([(f"k{i}", f"a{i}", 1, f"p{i % 2}") for i in range(20)], "id string, val string, ts long, part string")
     first.repartition(2).write.format("hudi_log").options(**o).mode("append").save(path)
     second = spark.createDataFrame([(f"k{i}", f"b{i}", 2, f"p{i % 2}") for i in range(0, 30, 3)], "id string, val string, ts long, part string")

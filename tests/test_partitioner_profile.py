@@ -50,3 +50,18 @@ def test_buckets_spread_by_rows_each_to_one_task():
     for t in slots[len(prof.updates):]:
         load[int(t)] += -(-25_000 // 3)
     assert max(load.values()) - min(load.values()) <= max(updates.values())  # greedy: within one bucket
+
+
+def test_new_keys_fill_small_files_first():
+    """Java's assignInserts in the profile: a partition's new keys go to its small files (joining the file
+    group's bucket when it has updates) up to their room, then to new groups; MOR candidates are merged."""
+    small = {"p1": [("a", 0), ("s", 900)]}
+    prof = make_profile(counts({"a": 10}, {"p1": 25}), "upsert", 4, small=small, record_size=100, max_size=1000)
+    assert prof.insert_plan == {"p1": [("a", 10), ("s", 1), (None, 4), (None, 4), (None, 4), (None, 2)]}
+    assert prof.updates == {"a": 20, "s": 1} and prof.insert_buckets == {"p1": 4} and prof.buckets == 6
+    assert prof.merge_file_ids == frozenset()
+    mor = make_profile(counts({"a": 10}, {"p1": 25}), "upsert", 4, small=small, record_size=100, max_size=1000,
+                       is_mor=True)
+    assert mor.merge_file_ids == {"a", "s"}
+    # the placement still puts every bucket (small-file ones are their group's) in one task
+    assert len(bucket_slots(prof)) == prof.buckets

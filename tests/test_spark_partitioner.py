@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from hudi_log.table import read_properties, read_table
+from hudi_log.table import HudiTable, read_properties, read_table
 from hudi_log.table.timeline.timeline import Timeline
 from hudi_log.table.write.client import write_table
 
@@ -81,7 +81,10 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
         # (a version-6 log file is named by its slice's base instant, so the new ones are told apart by listing)
         on_disk = {p.name for p in Path(path).rglob(".*.log.*")} - before
         named = {Path(s["path"]).name for s in stats if ".log." in s["path"]}
-        assert on_disk == named and len(named) == len(groups)  # one log file per touched file group
+        # one log file per touched file group, but the partitions' small base-only groups, which take the new
+        # keys and are rewritten with their updates (Java's small file corrections)
+        merged = {s["fileId"] for s in stats if s["path"].endswith(".parquet") and s["fileId"] in groups}
+        assert on_disk == named and len(named) + len(merged) == len(groups) and len(merged) <= 2
     else:
         rewritten = [p for p in Path(path).rglob(f"*_{res.instant}.parquet")]
         assert len(rewritten) == len(stats) == len(per_group)
@@ -177,3 +180,24 @@ def test_custom_timestamp_keys_tagged_in_executors_as_on_the_driver(spark, tmp_p
     got = keyed(path)
     assert got == keyed(plain) and max(got.values()) == 1 and len(got) == 1300
     assert got[("us/2024/01/11", 0, "b0")] == 1 and got[("eu/2024/01/12", 1, "a1")] == 1
+
+
+@pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
+def test_new_keys_fill_the_small_files(spark, tmp_path, table_type):
+    """Issue 17 item 3: an upsert's new keys go into the partitions' small file groups (room for all of
+    them here), each group still written once, from a DataFrame of 200 partitions; the table then holds
+    what the package's own write makes of the same input."""
+    path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
+    o = opts(table_type)
+    first = rows(range(200), "a", 1)
+    write(spark.createDataFrame(first, SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in first], ARROW), "insert", o)
+    before = {s.file_id for s in HudiTable(path).view().latest_file_slices()}
+    new = rows(range(1000, 1100), "n", 2)
+    res = write(spark.createDataFrame(new, SCHEMA).repartition(200), path, o)
+    write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in new], ARROW), "upsert", o)
+    stats = commit_stats(path, res.instant)
+    assert res.inserts == 100 and {s["fileId"] for s in stats} <= before  # no new file group
+    assert max(collections.Counter(s["fileId"] for s in stats).values()) == 1
+    assert all(s["path"].endswith(".parquet") for s in stats)  # merged into the base files, MOR too
+    assert snapshot(path) == snapshot(plain)

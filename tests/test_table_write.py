@@ -182,12 +182,20 @@ def test_bulk_insert_and_precombine(tmp_path, table_type, version):
 
 @pytest.mark.parametrize("table_type,version", KINDS)
 def test_insert_of_an_existing_key_duplicates_it_as_hudi_does(tmp_path, table_type, version):
-    # Hudi's INSERT skips the index lookup (no hoodie.datasource.write.insert.drop.duplicates)
-    path = tmp_path / "t"
-    o = opts(table_type, version)
-    write_table(path, rows([1], ["a"], [1]), "insert", o)
-    write_table(path, rows([1], ["again"], [2]), "insert", o)
-    assert both(path) == [(1, "a"), (1, "again")]
+    """Hudi's INSERT skips the index lookup (no hoodie.datasource.write.insert.drop.duplicates): a key that
+    exists is inserted again where the insert lands. Into a new file group it is a duplicate; packed into
+    the small file that holds it, the merge replaces the stored row, unless
+    hoodie.merge.allow.duplicate.on.inserts=true adds it beside (Java's concat handle)."""
+    cases = {"new group": ({"hoodie.parquet.small.file.limit": "0"}, [(1, "a"), (1, "again")]),
+             "packed": ({}, [(1, "again")]),
+             "packed, duplicates allowed": ({"hoodie.merge.allow.duplicate.on.inserts": "true"},
+                                            [(1, "a"), (1, "again")])}
+    for name, (extra, want) in cases.items():
+        path = tmp_path / name.replace(" ", "_").replace(",", "")
+        o = {**opts(table_type, version), **extra}
+        write_table(path, rows([1], ["a"], [1]), "insert", o)
+        write_table(path, rows([1], ["again"], [2]), "insert", o)
+        assert both(path) == want, name
 
 
 def test_added_nullable_column_evolves_the_schema(tmp_path):
@@ -538,8 +546,9 @@ def test_parquet_log_blocks_by_option(tmp_path, version):
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_combine_before_upsert_false_writes_duplicates_as_they_come(tmp_path, table_type):
     """Hudi's hoodie.combine.before.upsert=false: a new key given twice is inserted twice (the caller
-    vouched there were no duplicates); by default the rows are combined into one."""
-    o = opts(table_type, 6)
+    vouched there were no duplicates); by default the rows are combined into one. (Into a new file group:
+    Java's merge of a small file keys the incoming rows by key, so there the last one would win.)"""
+    o = {**opts(table_type, 6), "hoodie.parquet.small.file.limit": "0"}
     for combine, want in (("true", 1), ("false", 2)):
         path = tmp_path / f"t-{combine}"
         write_table(path, rows([1], ["a"], [1]), "insert", o)

@@ -34,7 +34,7 @@ reaches the driver: what it collects is per partition and per file group.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -43,6 +43,7 @@ from ..paths import configure_storage, storage_options
 from ..table.write.key_lookup import (
     FileGroupIndex, check_candidates, group_keys, key_ranges, range_candidates,
 )
+from ..table.write.small_files import assign_inserts
 from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
 
 KEY = "_hudi_log_key"
@@ -71,10 +72,14 @@ def python_tasks(spark, options) -> int:
 @dataclass(frozen=True)
 class Profile:
     """Java's ``WorkloadProfile`` and the buckets made of it: per-file-group and per-partition facts."""
-    updates: dict[str, int]  # file id -> rows
+    updates: dict[str, int]  # file id -> rows (with the inserts given to it as a small file)
     inserts: dict[str, int]  # partition -> rows of new keys
     insert_buckets: dict[str, int]  # partition -> buckets of new file groups
     tasks: int  # Spark partitions written
+    # partition -> its new keys' buckets in order: (small file id, rows) then (None, rows) per new group
+    insert_plan: dict[str, list] = field(default_factory=dict)
+    # MERGE_ON_READ file groups rewritten as small files (Java's "small file corrections")
+    merge_file_ids: frozenset = frozenset()
 
     @property
     def buckets(self) -> int:
@@ -193,14 +198,18 @@ def profile(tagged, ctx, max_tasks: int | None = None, *, tasks: int | None = No
     """The workload profile (Java's ``WorkloadProfile``) of ``tagged``: one collected row per (partition,
     file group); see :func:`make_profile`."""
     counts = tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).count().collect()
-    return make_profile(counts, ctx.operation, ctx.records_per_file, max_tasks, tasks=tasks, task_rows=task_rows)
+    return make_profile(counts, ctx.operation, ctx.records_per_file, max_tasks, tasks=tasks, task_rows=task_rows,
+                        small=ctx.small_files, record_size=ctx.record_size, max_size=ctx.max_file_size,
+                        is_mor=ctx.properties.is_mor)
 
 
 def make_profile(counts, operation: str, records_per_file: int, max_tasks: int | None = None, *,
-                 tasks: int | None = None, task_rows: int = TASK_ROWS_DEFAULT) -> Profile:
-    """Rows per touched file group and new-key rows per partition, from (partition, file id or None, rows).
-    Spark partitions: one per bucket, at most ``max_tasks`` when given; else at most ``tasks``, or more
-    where a task would get over ``task_rows`` rows."""
+                 tasks: int | None = None, task_rows: int = TASK_ROWS_DEFAULT, small: dict | None = None,
+                 record_size: int = 1024, max_size: int = 0, is_mor: bool = False) -> Profile:
+    """Rows per touched file group and new-key rows per partition, from (partition, file id or None, rows);
+    each partition's new keys fill its ``small`` files first (Java's ``assignInserts``,
+    :mod:`hudi_log.table.write.small_files`). Spark partitions: one per bucket, at most ``max_tasks`` when
+    given; else at most ``tasks``, or more where a task would get over ``task_rows`` rows."""
     updates: dict[str, int] = {}
     inserts: dict[str, int] = {}
     for part, fid, count in counts:
@@ -208,15 +217,23 @@ def make_profile(counts, operation: str, records_per_file: int, max_tasks: int |
             updates[fid] = count
         elif operation != "delete":  # a delete of an unknown key writes nothing
             inserts[part or ""] = inserts.get(part or "", 0) + count
-    per_file = max(int(records_per_file), 1)
-    buckets = {p: -(-c // per_file) for p, c in inserts.items()}
+    small = small or {}
+    plan = {p: assign_inserts(c, small.get(p, []), record_size, max_size, records_per_file) for p, c in inserts.items()}
+    merges = set()
+    for p, buckets_of in plan.items():
+        if is_mor:  # every candidate of a partition with inserts is merged, its updates too (as Java)
+            merges.update(fid for fid, _ in small.get(p, []))
+        for fid, k in buckets_of:
+            if fid is not None:
+                updates[fid] = updates.get(fid, 0) + k
+    buckets = {p: sum(1 for fid, _ in b if fid is None) for p, b in plan.items()}
     n = max(1, len(updates) + sum(buckets.values()))
     if max_tasks:
         n = min(n, max_tasks)
     elif tasks:
         rows = sum(updates.values()) + sum(inserts.values())
         n = min(n, max(tasks, -(-rows // max(task_rows, 1))))
-    return Profile(updates, inserts, buckets, n)
+    return Profile(updates, inserts, buckets, n, plan, frozenset(merges & set(updates)))
 
 
 def bucket_slots(prof: Profile) -> np.ndarray:
@@ -225,7 +242,10 @@ def bucket_slots(prof: Profile) -> np.ndarray:
     far, so that the writer tasks get about equal work."""
     rows = [prof.updates[f] for f in sorted(prof.updates)]
     for p in sorted(prof.insert_buckets):
-        rows += [-(-prof.inserts[p] // prof.insert_buckets[p])] * prof.insert_buckets[p]
+        if p in prof.insert_plan:
+            rows += [k for fid, k in prof.insert_plan[p] if fid is None]
+        else:
+            rows += [-(-prof.inserts[p] // prof.insert_buckets[p])] * prof.insert_buckets[p]
     out = np.zeros(len(rows), np.int64)
     load = [(0, t) for t in range(prof.tasks)]
     for b in sorted(range(len(rows)), key=lambda b: (-rows[b], b)):
@@ -271,34 +291,48 @@ def partition_by_file_group(df, ctx, options):
     # not merge them): merged here, the join, the cache and the routing run in as few tasks as the keys did
     tagged = tagged.coalesce(tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
     prof = profile(tagged, ctx, cap, tasks=tasks, task_rows=task_rows)
+    ctx.merge_file_ids = prof.merge_file_ids  # the writer tasks rewrite these MOR groups (small files)
     keys = _slot_keys(spark, prof.tasks)
     to_task = keys[bucket_slots(prof)]  # bucket -> the hash key of its Spark partition
     # Each row's bucket in Spark expressions (no Python pass over the rows): an update's is its file
-    # group's; a new key's is its partition's first bucket + xxhash64(key) mod the partition's buckets
-    # (one key, one bucket, so its rows meet in one task). The small tables join by broadcast.
-    u, i, b, p, start, width = (f"_hudi_log_{n}" for n in ("u", "i", "b", "p", "start", "width"))
+    # group's; a new key's is found from r = pmod(xxhash64(key), the partition's new rows) among the
+    # partition's buckets by their shares of those rows, as Java's getPartition weighs insert buckets
+    # (one key, one bucket, so its rows meet in one task): a small file's bucket tags the row with that
+    # file group (its rows then go with the group's updates), a new group's leaves it untagged. The small
+    # tables join by broadcast.
+    u, i, p, lo, hi, fnew = (f"_hudi_log_{n}" for n in ("u", "i", "p", "lo", "hi", "fid"))
     routed = tagged
-    if prof.updates:
-        fids = sorted(prof.updates)
+    fids = sorted(prof.updates)
+    if prof.insert_plan:
+        at_fid = {f: n for n, f in enumerate(fids)}
+        at_new = len(fids)
+        ranges = []
+        for part in sorted(prof.insert_plan):
+            start = 0
+            for fid, k in prof.insert_plan[part]:
+                if fid is None:
+                    slot, at_new = int(to_task[at_new]), at_new + 1
+                else:
+                    slot = int(to_task[at_fid[fid]])
+                ranges.append((part, start, start + k, fid, slot))
+                start += k
+        ins = spark.createDataFrame(ranges, f"{p} string, {lo} long, {hi} long, {fnew} string, {i} long")
+        totals = spark.createDataFrame([(q, int(c)) for q, c in prof.inserts.items()], f"{p} string, _hudi_log_n long")
+        new = F.col(TAG_FILE_ID).isNull()
+        routed = routed.join(F.broadcast(totals), new & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p)),
+                             "left").drop(p)
+        r = F.pmod(F.xxhash64(KEY), F.col("_hudi_log_n"))
+        hit = new & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p)) & (r >= F.col(lo)) & (r < F.col(hi))
+        routed = routed.join(F.broadcast(ins), hit, "left").drop(p, lo, hi, "_hudi_log_n")
+    else:
+        routed = routed.withColumn(i, F.lit(None).cast("long")).withColumn(fnew, F.lit(None).cast("string"))
+    if fids:
         upd = spark.createDataFrame([(f, int(to_task[n])) for n, f in enumerate(fids)],
                                     f"{TAG_FILE_ID} string, {u} long")
         routed = routed.join(F.broadcast(upd), on=TAG_FILE_ID, how="left")
     else:
         routed = routed.withColumn(u, F.lit(None).cast("long"))
-    if prof.insert_buckets:
-        at, firsts = len(prof.updates), []
-        for part in sorted(prof.insert_buckets):
-            firsts.append((part, at, prof.insert_buckets[part]))
-            at += prof.insert_buckets[part]
-        ins = spark.createDataFrame(firsts, f"{p} string, {start} long, {width} long")
-        new = F.col(TAG_FILE_ID).isNull() & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p))
-        routed = routed.join(F.broadcast(ins), new, "left")
-        slots = spark.createDataFrame([(n, int(to_task[n])) for n in range(len(prof.updates), prof.buckets)],
-                                      f"{b} long, {i} long")
-        routed = routed.withColumn(b, F.col(start) + F.pmod(F.xxhash64(KEY), F.col(width)))
-        routed = routed.join(F.broadcast(slots), on=b, how="left").drop(p, start, width, b)
-    else:
-        routed = routed.withColumn(i, F.lit(None).cast("long"))
+    routed = routed.withColumn(TAG_FILE_ID, F.coalesce(F.col(TAG_FILE_ID), F.col(fnew))).drop(fnew)
     routed = routed.withColumn(SLOT, F.coalesce(F.col(u), F.col(i)))
     routed = routed.repartition(prof.tasks, F.col(SLOT)).select(*[c for c in tagged.columns if c != KEY])
     return routed, prof, tagged

@@ -38,11 +38,9 @@ event-time ordering keeps the stored row when its ordering value is greater); ne
 groups. MERGE_ON_READ writes ``deltacommit`` instants: inserts go to new base Parquet files, updates
 and deletes are appended to the file group's log as an Avro data block and a delete block (through
 :class:`~hudi_log.log.append_handle.AppendHandle`; ``hoodie.logfile.data.block.format=parquet`` writes
-Parquet data blocks; ``hoodie.logfile.data.block.max.size`` and ``hoodie.logfile.max.size`` apply). New file groups are ``{uuid}-0`` and hold at most
-``hoodie.parquet.max.file.size / record size estimate`` records (the estimate from the bytes per record of
-the last commit that wrote more than ``hoodie.parquet.small.file.limit``, 100 MiB, else
-``hoodie.copyonwrite.record.size.estimate``, 1024). Hudi would also pack inserts
-into small existing files; we always open new file groups.
+Parquet data blocks; ``hoodie.logfile.data.block.max.size`` and ``hoodie.logfile.max.size`` apply). Inserts (``insert``, ``upsert``) first fill the partition's small base
+files and then go to new file groups ``{uuid}-0`` of ``hoodie.parquet.max.file.size / average record
+size`` records each, as Java's ``UpsertPartitioner`` packs them (:mod:`.small_files`).
 
 Several tasks: ``write_batches`` must see every record of one COW file group in a single task (two tasks
 rewriting one base file would each drop the other's changes). Call :func:`route` on each batch and
@@ -85,43 +83,22 @@ from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
 )
-from ..timeline.commit_metadata import WriteResult, write_stats
+from ..timeline.commit_metadata import WriteResult
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
 from ..view.base_file import bloom_options
 from .context import (
-    DEFAULT_MAX_FILE_SIZE, DEFAULT_RECORD_SIZE_ESTIMATE, DEFAULT_SMALL_FILE_LIMIT, WriteContext, action_for,
+    WriteContext, action_for,
     normalise_options, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
+from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
 from .keygen_config import key_generator, stored_record_keys
 from .task import refuse_clustered_updates, to_table, write_batches
-
-
-def _records_per_file(props: TableProperties, timeline: Timeline, options: Mapping) -> int:
-    max_size = int(option(options, "hoodie.parquet.max.file.size", default=DEFAULT_MAX_FILE_SIZE))
-    estimate = int(option(options, "hoodie.copyonwrite.record.size.estimate", default=DEFAULT_RECORD_SIZE_ESTIMATE))
-    # Hudi (averageBytesPerRecord): bytes per record of the latest commit that wrote more than
-    # hoodie.record.size.estimation.threshold x hoodie.parquet.small.file.limit; a smaller commit's bytes are
-    # mostly each file's fixed footer (a bloom filter is ~430 KB), not its records
-    threshold = float(option(options, "hoodie.record.size.estimation.threshold", default="1.0")) * \
-        int(option(options, "hoodie.parquet.small.file.limit", default=str(DEFAULT_SMALL_FILE_LIMIT)))
-    for inst in reversed(timeline.completed_commits()):
-        try:
-            md = timeline.commit_metadata(inst)
-        except Exception:  # noqa: BLE001
-            continue
-        stats = write_stats(md)
-        n = sum(int(s.get("numWrites") or 0) for s in stats)
-        b = sum(int(s.get("totalWriteBytes") or 0) for s in stats)
-        if n > 0 and b > threshold:
-            estimate = max(-(-b // n), 1)  # Math.ceil
-            break
-    return max(max_size // estimate, 1)
 
 
 #: the file a deferred index is built into, in the instant's working folder (not Java's marker folder)
@@ -398,9 +375,11 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
             index = DeferredIndex(str(folder / INDEX_FILE))
             thread = threading.Thread(target=_build_index_file, args=(table_path, props, timeline, groups, index),
                                       name=f"hudi_log index {instant}", daemon=True)
+        clustering = {fid: (part, c) for (part, fid), c in file_groups_in_pending_clustering(timeline).items()}
+        record_size, max_size = average_record_size(timeline, opts), max_file_size(opts)
+        packing = small_files(props.is_mor, groups, opts, clustering) if op in PACKING_OPERATIONS else {}
         ctx = WriteContext(str(table_path), props.to_dict(), instant, action, write_schema, op, index, opts, groups,
-                           _records_per_file(props, timeline, opts), keygen,
-                           {fid: (part, c) for (part, fid), c in file_groups_in_pending_clustering(timeline).items()})
+                           max(max_size // record_size, 1), keygen, clustering, packing, record_size, max_size)
     except BaseException:
         try:
             rollback(table_path, instant, config=config, force=True)
@@ -471,7 +450,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
             raise WriteError(path, "no data given (an empty iterable of batches has no schema)")
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
     try:
-        stats = write_batches(tx.context, data, 0)
+        stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
         return tx.commit(stats, extra_metadata)
     except BaseException:
         tx.abort()

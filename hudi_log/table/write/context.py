@@ -30,6 +30,7 @@ OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite")
 DEFAULT_MAX_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size
 DEFAULT_RECORD_SIZE_ESTIMATE = 1024  # hoodie.copyonwrite.record.size.estimate
 DEFAULT_SMALL_FILE_LIMIT = 100 * 1024 * 1024  # hoodie.parquet.small.file.limit
+SmallFiles = dict[str, list[tuple[str, int]]]  # partition -> [(file id, base file bytes)], in packing order
 
 
 @dataclass
@@ -48,6 +49,13 @@ class WriteContext:
     key_generator: KeyGenerator | None = None  # resolved once by the driver (begin_write)
     # file id -> (partition, instant) of the pending clustering that took it: updates there are refused
     clustering: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # inserts go to these first (.small_files: Java's bin-packing), with this average record size
+    small_files: SmallFiles = field(default_factory=dict)
+    record_size: int = DEFAULT_RECORD_SIZE_ESTIMATE
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # MERGE_ON_READ file groups whose base file this write rewrites (they take inserts; the Spark
+    # partitioner sets it, a single process finds them itself)
+    merge_file_ids: frozenset = frozenset()
 
     @property
     def properties(self) -> TableProperties:

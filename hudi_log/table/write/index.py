@@ -44,6 +44,7 @@ class FileGroupInfo:
     base_file: str | None
     log_files: tuple[str, ...]
     size: int
+    base_size: int = 0  # the base file's bytes (Java sizes small files by them)
 
 
 def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dict[str, FileGroupInfo]:
@@ -57,7 +58,7 @@ def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dic
         out[s.file_id] = FileGroupInfo(
             s.partition, s.file_id, newest.get((s.partition, s.file_id), s.base_instant),
             str(s.base_file.path) if s.base_file else None,
-            tuple(str(lf.path) for lf in s.log_files), s.total_size)
+            tuple(str(lf.path) for lf in s.log_files), s.total_size, s.base_file.size if s.base_file else 0)
     return out
 
 

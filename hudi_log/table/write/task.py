@@ -35,6 +35,7 @@ from .cdc_log import MergeChanges, write_merge_changes
 from .context import WriteContext, combines
 from .create import option, write_partition_metadata
 from .index import FileGroupInfo, repeats
+from .small_files import assign_inserts
 
 #: Hudi's delete-flag column (``HoodieRecord.HOODIE_IS_DELETED_FIELD``): a record with it true deletes its key
 DELETE_FLAG = "_hoodie_is_deleted"
@@ -227,18 +228,21 @@ def repeated_hashes(digests: Iterable[np.ndarray]) -> int:
 
 
 def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
-                  task_id: int = 0) -> list[dict]:
-    """Write this task's records for ``ctx.instant``; returns one write stat per file written."""
-    return write_task(ctx, batches, task_id).stats
+                  task_id: int = 0, *, pack: bool = False) -> list[dict]:
+    """Write this task's records for ``ctx.instant``; returns one write stat per file written. ``pack``:
+    the only task of the instant, whose inserts may fill small files (:func:`write_task`)."""
+    return write_task(ctx, batches, task_id, pack=pack).stats
 
 
 def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
-               task_id: int = 0, *, digest: bool = False, tagged: bool = False) -> TaskWrite:
+               task_id: int = 0, *, digest: bool = False, tagged: bool = False, pack: bool = False) -> TaskWrite:
     """:func:`write_batches`, and with ``digest`` the :func:`key_digest` of the pairs written, so that
     a driver can check that no two tasks wrote one key (which neither could combine).
 
     ``tagged``: the batches carry each record's location, found before the task by a distributed index
-    (:mod:`.key_lookup`): columns :data:`TAG_FILE_ID` (null for an insert) and :data:`TAG_PARTITION`."""
+    (:mod:`.key_lookup`): columns :data:`TAG_FILE_ID` (null for an insert) and :data:`TAG_PARTITION`
+    (inserts given a small file arrive tagged with it). ``pack``: this task writes the instant's whole batch,
+    so its inserts may go into the small files (no other task can pick the same one)."""
     table = to_table(batches)
     if table is None or table.num_rows == 0:
         return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
@@ -262,14 +266,17 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
         taken = pa.array(rows, pa.int64())
         table, keys, parts = table.take(taken), keys.take(taken), parts.take(taken)
         tags = None if tags is None else (tags[0].take(taken), parts)
-    # the surviving rows' ordering values, where they are used: deletes carry them, a COW merge compares
-    ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor else None
     flagged = _delete_flags(ctx, table)
+    # route: existing file group (updates / deletes) or new (inserts), inserts first into small files
+    updates, inserts = _route_rows(ctx, keys, parts, flagged, None if tags is None else tags[0])
+    merges = set(ctx.merge_file_ids)  # MOR file groups rewritten, not appended to
+    if pack and ctx.small_files:
+        inserts = _pack_small_files(ctx, updates, inserts, merges)
+    # the surviving rows' ordering values, where they are used: deletes carry them, a merge compares
+    ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor or merges else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema))
-    # route: existing file group (updates / deletes) or new (inserts)
-    updates, inserts = _route_rows(ctx, keys, parts, flagged, None if tags is None else tags[0])
     refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
@@ -279,7 +286,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
         storage = table_storage(ctx.table_path, syncs)
         for fid, idx in updates.items():
             g = ctx.file_groups[fid]
-            if props.is_mor:
+            if props.is_mor and fid not in merges:
                 stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
             else:
                 key_list = keys.to_pylist() if key_list is None else key_list
@@ -292,6 +299,29 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     if hashes is not None and repeats(hashes):
         hashes = np.unique(hashes)  # the pairs that survived the precombine
     return TaskWrite(stats, hashes)
+
+
+def _pack_small_files(ctx: WriteContext, updates: dict, inserts: dict, merges: set) -> dict:
+    """Java's bin-packing in one process: each partition's inserts, in row order, fill its small files
+    (joining those file groups' updates; MOR ones are then rewritten, ``merges``) and the rest become the
+    new file groups' inserts (:mod:`.small_files`)."""
+    rest = {}
+    for part, idx in inserts.items():
+        if ctx.properties.is_mor:
+            # Java merges every small-file candidate of a partition with inserts, its updates too
+            # ("small file corrections", BaseSparkDeltaCommitActionExecutor.handleUpdate)
+            merges.update(fid for fid, _ in ctx.small_files.get(part, []))
+        at = 0
+        for fid, n in assign_inserts(len(idx), ctx.small_files.get(part, []), ctx.record_size, ctx.max_file_size,
+                                     ctx.records_per_file):
+            if fid is None:
+                break
+            rows = idx[at:at + n]
+            updates[fid] = np.sort(np.concatenate([updates[fid], rows])) if fid in updates else rows
+            at += n
+        if at < len(idx):
+            rest[part] = idx[at:]
+    return rest
 
 
 def refuse_clustered_updates(ctx: WriteContext, updated_file_ids) -> None:
@@ -407,6 +437,12 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.MERGE)
     old = read_parquet(g.base_file) if g.base_file else None
     incoming = {keys[i]: i for i in idx.tolist()}
+    if ctx.operation == "insert" and option(ctx.options, "hoodie.merge.allow.duplicate.on.inserts",
+                                            default="false").lower() == "true":
+        incoming = {}  # inserts packed into a small file are added beside its rows (Java's concat handle)
+        extra = [i for i in idx.tolist() if flagged is None or not flagged[i]]
+    else:
+        extra = None
     event_time = props.merge_mode == EVENT_TIME and ordering is not None
     fields = props.ordering_fields
     keep_old: list[int] = []
@@ -435,7 +471,9 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                 take_new.append(i)
                 updates += 1
                 changes.updated.append((j, i))
-    if ctx.operation != "delete":  # keys the index saw in logs only; none for COW
+    if extra is not None:
+        take_new.extend(extra)
+    elif ctx.operation != "delete":  # new keys (inserts packed into this small file), keys seen in logs only
         take_new.extend(i for i in incoming.values() if flagged is None or not flagged[i])
     schema = arrow_schema_for(ctx.schema)
     parts = []
