@@ -218,3 +218,20 @@ def test_mor_small_file_merge_writes_a_cdc_file_as_java_does(tmp_path):
     assert stat["path"].endswith(".parquet") and stat["cdcStats"] and stat["numInserts"] == 1
     c1, c2 = instants(p)
     assert changes(p, c1) == [("i", c2, None, row(9, 2, "n")), ("u", c2, row(1, 1, "a"), row(1, 2, "b"))]
+
+
+def test_a_file_group_two_tasks_wrote_is_one_set_of_changes(tmp_path):
+    """Two tasks append to one MOR file group (two write stats for it): each change is reported once."""
+    from hudi_log.table.write.client import begin_write
+    from hudi_log.table.write.task import write_batches
+
+    p = tmp_path / "t"
+    o = opts("MERGE_ON_READ", **{"hoodie.parquet.small.file.limit": "0"})
+    write_table(p, rows(range(4), 1, "a"), "insert", o)
+    batch = rows([0, 1, 2], 2, "b")
+    tx = begin_write(p, "upsert", o, schema=batch.schema)
+    stats = write_batches(tx.context, batch.slice(0, 2), 0) + write_batches(tx.context, batch.slice(2, 1), 1)
+    assert len({s["fileId"] for s in stats}) == 1 < len(stats)
+    c2 = tx.commit(stats).instant
+    got = changes(p, instants(p)[0])
+    assert got == [("u", c2, row(i, 1, "a"), row(i, 2, "b")) for i in range(3)]

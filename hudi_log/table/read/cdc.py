@@ -198,12 +198,15 @@ def instant_changes(table: HudiTable, snaps: _Snapshots, inst: Instant) -> Itera
     ts = inst.requested_time
     md = table.timeline.commit_metadata(inst)
     prev = _previous(table, inst)
+    compared = set()  # a file group several tasks wrote (one stat each) is compared once
     for stat in sorted(write_stats(md), key=lambda s: (s.get("partitionPath") or "", s.get("fileId") or "")):
         if stat.get("cdcStats"):
             yield from _as_is(table, snaps, inst, stat, prev)
             continue
         part, fid = stat.get("partitionPath") or "", stat.get("fileId")
-        yield from _diff(snaps.rows(prev, part, fid), snaps.rows(ts, part, fid), ts)
+        if (part, fid) not in compared:
+            compared.add((part, fid))
+            yield from _diff(snaps.rows(prev, part, fid), snaps.rows(ts, part, fid), ts)
     for part, fids in sorted((md.get("partitionToReplaceFileIds") or {}).items()):
         for fid in sorted(fids or []):
             for old in snaps.rows(prev, part, fid).values():
