@@ -345,3 +345,19 @@ def test_version_8_archival_into_the_lsm_history_in_the_bucket(s3):
     assert not [k for k in keys(s3) if k.endswith(".tmp")]
     for k, inst in enumerate(instants):
         assert state(read_table(path, as_of=inst)) == states[k], k
+
+
+def test_cdc_on_s3(s3):
+    """A CDC table in the bucket: a COW merge writes its .cdc object (a new object, never appended), and the
+    CDC query reads it back, with the inferred inserts."""
+    from hudi_log.table.read.cdc import read_cdc
+
+    path = f"{s3.base}/t"
+    o = opts("COPY_ON_WRITE", **{"hoodie.table.cdc.enabled": "true"})
+    write_table(path, batch(range(4), "a", 1), "insert", o)
+    write_table(path, batch([0, 2], "b", 2), "upsert", o)
+    write_table(path, batch([1], "", 3), "delete", o)
+    assert [k for k in keys(s3) if k.endswith(".cdc")]
+    got = sorted((r["op"], json.loads(r["after"] or r["before"])["id"]) for r in read_cdc(path, "0").to_pylist())
+    assert got == [("d", "k001"), ("i", "k000"), ("i", "k001"), ("i", "k002"), ("i", "k003"),
+                   ("u", "k000"), ("u", "k002")]
