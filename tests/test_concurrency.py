@@ -438,3 +438,34 @@ def test_the_corpus_complex_key_table_is_written_without_a_second_copy_of_a_key(
     write_table(path, data, "upsert", {"hoodie.metadata.enable": "false"})
     after = read_table(path)
     assert after.num_rows == n and sorted(after.column("_hoodie_record_key").to_pylist()) == sorted(keys)
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_write_under_a_compaction_scheduled_after_it_began_stops(tmp_path, monkeypatch, version):
+    """The race a compaction process without a lock leaves: it checks that no write is in flight, a write
+    requests its instant, then the compaction is scheduled with a later time. Appended under that compaction,
+    the write's blocks would sit in a slice named after a later instant, invisible as of the write. The write
+    stops instead (typed, rolled back), and the next one writes under the compaction."""
+    import hudi_log.table.services.compaction as compaction_mod
+    import hudi_log.table.write.client as client_mod
+
+    path = tmp_path / "t"
+    o = opts(version=version, **{"hoodie.parquet.small.file.limit": "0"})
+    write_table(path, rows(range(4), "a", 1), "insert", o)
+    write_table(path, rows([1], "b", 2), "upsert", o)  # a log to compact
+    real_start = client_mod._start_instant
+
+    def start_then_compaction_sneaks_in(*args, **kw):
+        got = real_start(*args, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(compaction_mod, "incomplete_commits", lambda tl: [])  # its check ran before this instant
+            assert schedule_compaction(path, o) is not None
+        return got
+
+    monkeypatch.setattr(client_mod, "_start_instant", start_then_compaction_sneaks_in)
+    with pytest.raises(ConcurrentWriterError, match="scheduled after this write"):
+        write_table(path, rows([2], "c", 3), "upsert", o)
+    monkeypatch.setattr(client_mod, "_start_instant", real_start)
+    r = write_table(path, rows([2], "c", 3), "upsert", o)
+    assert table(path) == {"k0": "a", "k1": "b", "k2": "c", "k3": "a"}
+    assert {r["id"]: r["val"] for r in read_table(path, as_of=r.instant).to_pylist()}["k2"] == "c"

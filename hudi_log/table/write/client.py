@@ -76,7 +76,9 @@ from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..errors import ClusteringUpdateError, InstantLostError, RollbackError, WriteConflictError, WriteError
+from ..errors import (
+    ClusteringUpdateError, ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError,
+)
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, current_schema, evolve
 from ..services.archive import ArchiveConfig, archive
@@ -360,6 +362,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         timeline = Timeline(table_path, props)
         if not config.optimistic:
             _refuse_beside_live_writers(timeline, table_path, instant, config)
+        _refuse_under_a_later_compaction(timeline, table_path, instant)
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
@@ -417,6 +420,19 @@ def _refuse_beside_live_writers(timeline: Timeline, table_path: Path, instant: s
             raise live_writer_error(timeline, table_path, other, "it started beside this write, and a single writer "
                                     "stops; concurrent writers need hoodie.write.concurrency.mode="
                                     "OPTIMISTIC_CONCURRENCY_CONTROL with a lock provider")
+
+
+def _refuse_under_a_later_compaction(timeline: Timeline, table_path: Path, instant: str) -> None:
+    """A compaction scheduled after this write's instant (it checked for writes in flight just before this one
+    was requested): Java never schedules one later than an inflight write. Appending under it would put this
+    write's blocks in the compaction's slice, named after an instant later than this one, where a read as of
+    this write does not look, and the compaction did not take them either. The write stops (and is rolled
+    back); the next one appends under the compaction as usual."""
+    later = [c for c in timeline.pending_compactions() if c.requested_time > instant]
+    if later:
+        raise ConcurrentWriterError(later[0].path or table_path, (
+            f"compaction {later[0].requested_time} was scheduled after this write's instant {instant} had "
+            "begun; write again"))
 
 
 def _build_index_file(table_path, props, timeline, groups, target: DeferredIndex) -> None:
