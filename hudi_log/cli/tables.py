@@ -125,13 +125,13 @@ def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit,
 def _read_changes(path, begin, end, limit, fmt, output) -> None:
     """A CDC query: each instant's changes written as they are computed (hudi_log.table.read.cdc)."""
     from ..table.cdc import CDC_ARROW_SCHEMA
-    from ..table.read.cdc import cdc_instants, changes_table
+    from ..table.read.cdc import cdc_instants, iter_changes
     from .read_output import stream_table
 
     if begin is None:
         raise click.UsageError("--incremental-format cdc needs --begin (0: from the first change)")
     times = cdc_instants(path, begin, end, ("--begin", "--end"))
-    stream_table(CDC_ARROW_SCHEMA, (changes_table(path, [t]) for t in times), len(times), fmt, output, limit)
+    stream_table(CDC_ARROW_SCHEMA, iter_changes(path, times), len(times), fmt, output, limit)
 
 
 def _read_input(path: str):

@@ -19,11 +19,11 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from ..paths import configure_storage
 from ..table.cdc import CDC_ARROW_SCHEMA, INCREMENTAL_FORMAT
-
-QUERY_TYPE = "hoodie.datasource.query.type"
+from .source import BATCH_ROWS
 
 
 def is_cdc_query(options) -> bool:
+    """``hoodie.datasource.query.incremental.format`` is ``cdc`` (Spark may hand option names lower-cased)."""
     fmt = options.get(INCREMENTAL_FORMAT) or options.get(INCREMENTAL_FORMAT.lower()) or "latest_state"
     return str(fmt).lower() == "cdc"
 
@@ -52,7 +52,7 @@ def read_instant(options, partition: InstantPartition) -> Iterator[pa.RecordBatc
     configure_storage(options)  # this Python worker's own file systems
     table = changes_table(partition.path, [partition.requested_time])
     if table.num_rows:
-        yield from table.to_batches(max_chunksize=65536)
+        yield from table.to_batches(max_chunksize=BATCH_ROWS)
 
 
 class HudiCdcReader(DataSourceReader):

@@ -44,10 +44,10 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, Supp
 from ..paths import as_path, configure_storage
 from .source import BATCH_ROWS, MAX_SLICES_PER_PARTITION, TARGET_PARTITION_BYTES, HudiReadError
 from .blocks import pack
+from .cdc import instant_partitions, is_cdc_query, read_instant
 
 START_OFFSET = "hoodie.datasource.streaming.startOffset"
 MAX_ROWS = "hudi_log.streaming.maxRowsPerTrigger"
-INCREMENTAL_FORMAT = "hoodie.datasource.query.incremental.format"
 OFFSET_KEY = "offsetCommitTime"
 #: pending instants that will complete with new changes (a compaction only rewrites them)
 _DATA_WRITES = ("commit", "deltacommit", "replacecommit")
@@ -121,7 +121,7 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         path = options.get("path")
         if not path:
             raise HudiReadError("<options>", "give the table path: spark.readStream.format('hudi_log').load(path)")
-        self.cdc = str(_option(options, INCREMENTAL_FORMAT, "latest_state")).lower() == "cdc"
+        self.cdc = is_cdc_query(options)
         if self.cdc:  # changes, not rows: each batch's instants' CDC rows (hudi_log.spark.cdc)
             from ..table.read.cdc import CdcQueryError, open_cdc_table
 
@@ -193,8 +193,6 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if stop <= begin:
             return []
         if self.cdc:  # one partition per instant of this batch, in the order the offsets pass them
-            from .cdc import instant_partitions
-
             tl = _Timeline(self.path)
             return instant_partitions(self.path, [i.requested_time for i in tl.commits()
                                                   if begin < tl.time_of(i) <= stop])
@@ -208,8 +206,6 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         from ..table.read.query import read_slice
 
         if self.cdc:
-            from .cdc import read_instant
-
             yield from read_instant(self.options, partition)
             return
         configure_storage(self.options)  # this Python worker's own file systems

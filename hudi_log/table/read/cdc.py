@@ -244,18 +244,23 @@ def cdc_instants(path, begin, end=None, names: tuple[str, str] = _OPTION_NAMES) 
     return [i.requested_time for i in change_instants(table, b, e)]
 
 
-def changes_table(path, requested_times) -> pa.Table:
-    """The changes of the given instants (requested times), in that order, as Hudi's CDC columns."""
+def iter_changes(path, requested_times) -> Iterator[pa.Table]:
+    """The changes of the given instants (requested times), one table of Hudi's CDC columns per instant, in
+    that order. The table is opened once and each point in time planned once (an instant's "before" is the
+    previous one's "after")."""
     table = open_cdc_table(path)
     snaps = _Snapshots(table)
-    rows = []
     for t in requested_times:
         inst = table.timeline.instant(t)
         if inst is None or not inst.is_completed:
             raise CdcQueryError(table.path, f"instant {t} is not a completed instant of the table")
-        if yields_changes(table, inst):
-            rows.extend(instant_changes(table, snaps, inst))
-    return pa.Table.from_pylist([c.__dict__ for c in rows], schema=CDC_ARROW_SCHEMA)
+        rows = list(instant_changes(table, snaps, inst)) if yields_changes(table, inst) else []
+        yield pa.Table.from_pylist([c.__dict__ for c in rows], schema=CDC_ARROW_SCHEMA)
+
+
+def changes_table(path, requested_times) -> pa.Table:
+    """:func:`iter_changes` as one table."""
+    return pa.concat_tables([CDC_ARROW_SCHEMA.empty_table(), *iter_changes(path, requested_times)])
 
 
 def read_cdc(path, begin, end=None) -> pa.Table:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from ...format.content.avro import encode_records
-from ...format.content.meta_fields import META_FIELDS
+from ...format.content.meta_fields import META_FIELDS, RECORD_KEY
 from ...format.framing import framed_avro_block
 from ...format.grammar import BlockType, HeaderKey, avro_record_prefix
 from ...log.writer import LogWriter
@@ -55,7 +55,7 @@ def change_records(mode: str, instant: str, old: pa.Table | None, new: pa.Table,
                    changes: MergeChanges, table_schema: dict) -> list[dict]:
     """The CDC records of a merge under ``mode``: updates, then deletes, then inserts."""
     image_schema = pa.schema([f for f in arrow_schema_for(table_schema) if f.name not in META_FIELDS])
-    old_keys = old.column("_hoodie_record_key").to_pylist() if old is not None else []
+    old_keys = old.column(RECORD_KEY).to_pylist() if old is not None else []
     ops = ([(UPDATE, j, i) for j, i in changes.updated] + [(DELETE, j, None) for j in changes.deleted]
            + [(INSERT, None, i) for i in changes.inserted])
     out = []
