@@ -43,7 +43,7 @@ from ..paths import configure_storage, storage_options
 from ..table.write.key_lookup import (
     FileGroupIndex, check_candidates, group_keys, key_ranges, range_candidates,
 )
-from ..table.write.small_files import assign_inserts
+from ..table.write.small_files import plan_inserts
 from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
 
 KEY = "_hudi_log_key"
@@ -217,12 +217,8 @@ def make_profile(counts, operation: str, records_per_file: int, max_tasks: int |
             updates[fid] = count
         elif operation != "delete":  # a delete of an unknown key writes nothing
             inserts[part or ""] = inserts.get(part or "", 0) + count
-    small = small or {}
-    plan = {p: assign_inserts(c, small.get(p, []), record_size, max_size, records_per_file) for p, c in inserts.items()}
-    merges = set()
-    for p, buckets_of in plan.items():
-        if is_mor:  # every candidate of a partition with inserts is merged, its updates too (as Java)
-            merges.update(fid for fid, _ in small.get(p, []))
+    plan, merges = plan_inserts(inserts, small or {}, record_size, max_size, records_per_file, is_mor)
+    for buckets_of in plan.values():
         for fid, k in buckets_of:
             if fid is not None:
                 updates[fid] = updates.get(fid, 0) + k
@@ -300,7 +296,7 @@ def partition_by_file_group(df, ctx, options):
     # (one key, one bucket, so its rows meet in one task): a small file's bucket tags the row with that
     # file group (its rows then go with the group's updates), a new group's leaves it untagged. The small
     # tables join by broadcast.
-    u, i, p, lo, hi, fnew = (f"_hudi_log_{n}" for n in ("u", "i", "p", "lo", "hi", "fid"))
+    u, i, p, total, lo, hi, fnew = (f"_hudi_log_{c}" for c in ("u", "i", "p", "n", "lo", "hi", "fid"))
     routed = tagged
     fids = sorted(prof.updates)
     if prof.insert_plan:
@@ -314,16 +310,14 @@ def partition_by_file_group(df, ctx, options):
                     slot, at_new = int(to_task[at_new]), at_new + 1
                 else:
                     slot = int(to_task[at_fid[fid]])
-                ranges.append((part, start, start + k, fid, slot))
+                ranges.append((part, int(prof.inserts[part]), start, start + k, fid, slot))
                 start += k
-        ins = spark.createDataFrame(ranges, f"{p} string, {lo} long, {hi} long, {fnew} string, {i} long")
-        totals = spark.createDataFrame([(q, int(c)) for q, c in prof.inserts.items()], f"{p} string, _hudi_log_n long")
-        new = F.col(TAG_FILE_ID).isNull()
-        routed = routed.join(F.broadcast(totals), new & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p)),
-                             "left").drop(p)
-        r = F.pmod(F.xxhash64(KEY), F.col("_hudi_log_n"))
-        hit = new & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p)) & (r >= F.col(lo)) & (r < F.col(hi))
-        routed = routed.join(F.broadcast(ins), hit, "left").drop(p, lo, hi, "_hudi_log_n")
+        ins = spark.createDataFrame(ranges, f"{p} string, {total} long, {lo} long, {hi} long, {fnew} string, {i} long")
+        # one broadcast join: each range row carries its partition's new rows, the modulus of r
+        r = F.pmod(F.xxhash64(KEY), F.col(total))
+        hit = (F.col(TAG_FILE_ID).isNull() & (F.coalesce(F.col(TAG_PARTITION), F.lit("")) == F.col(p))
+               & (r >= F.col(lo)) & (r < F.col(hi)))
+        routed = routed.join(F.broadcast(ins), hit, "left").drop(p, total, lo, hi)
     else:
         routed = routed.withColumn(i, F.lit(None).cast("long")).withColumn(fnew, F.lit(None).cast("string"))
     if fids:

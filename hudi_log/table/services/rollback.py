@@ -73,6 +73,9 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
     markers = read_markers(table_path, instant)
     partitions = sorted({p for p, _, _ in markers}) or list_partitions(table_path)
     found: dict[tuple[str, str], dict] = {}
+
+    def group(part: str, file_id: str, base_instant: str) -> dict:
+        return found.setdefault((part, file_id), {"base": [], "logs": [], "base_instant": base_instant})
     for part in partitions:
         folder = _partition_dir(table_path, part)
         if not folder.is_dir():
@@ -84,12 +87,12 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
                 # a base file the instant was still writing (written aside, never renamed into place)
                 tmp_of = parse_base_file_name(p.with_name(p.name[1:].split(".parquet.")[0] + ".parquet"))
                 if tmp_of is not None and tmp_of.instant == instant:
-                    found.setdefault((part, tmp_of.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                    group(part, tmp_of.file_id, instant)["base"].append(p)
                 continue
             bf = parse_base_file_name(p)
             if bf is not None:
                 if bf.instant == instant:
-                    found.setdefault((part, bf.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                    group(part, bf.file_id, instant)["base"].append(p)
                 continue
             lf = parse_log_file_name(p)
             if lf is None:
@@ -98,14 +101,14 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
                 # a CDC log (a COW merge's changes, hudi_log.table.write.cdc_log) is a new file named with
                 # the writing instant, never appended to: deleted with the instant's base files
                 if lf.instant == instant:
-                    found.setdefault((part, lf.file_id), {"base": [], "logs": [], "base_instant": instant})["base"].append(p)
+                    group(part, lf.file_id, instant)["base"].append(p)
                 continue
             if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
                 hit = lf.instant == instant
             else:
                 hit = any(b.instant_time == instant for b in open_log(p) if not b.corrupt)
             if hit:
-                e = found.setdefault((part, lf.file_id), {"base": [], "logs": [], "base_instant": lf.instant})
+                e = group(part, lf.file_id, lf.instant)
                 e["logs"].append(p)
                 e["base_instant"] = lf.instant
     return found

@@ -103,3 +103,13 @@ def assign_inserts(inserts: int, small: list[tuple[str, int]], record_size: int,
         n = -(-left // per)
         out += [(None, per if b < n - 1 else left - (n - 1) * per) for b in range(n)]
     return out
+
+
+def plan_inserts(inserts: Mapping[str, int], small: SmallFiles, record_size: int, max_size: int, per_file: int,
+                 is_mor: bool) -> tuple[dict[str, list[tuple[str | None, int]]], set[str]]:
+    """Every partition's inserts as :func:`assign_inserts` buckets, and the MERGE_ON_READ file groups the
+    write rewrites: every small-file candidate of a partition with inserts, whose updates are merged too
+    (Java's "small file corrections", ``BaseSparkDeltaCommitActionExecutor.handleUpdate``)."""
+    plan = {p: assign_inserts(n, small.get(p, []), record_size, max_size, per_file) for p, n in inserts.items()}
+    merges = {fid for p in plan for fid, _ in small.get(p, [])} if is_mor else set()
+    return plan, merges

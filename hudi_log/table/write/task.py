@@ -35,7 +35,7 @@ from .cdc_log import MergeChanges, write_merge_changes
 from .context import WriteContext, combines
 from .create import option, write_partition_metadata
 from .index import FileGroupInfo, repeats
-from .small_files import assign_inserts
+from .small_files import plan_inserts
 
 #: Hudi's delete-flag column (``HoodieRecord.HOODIE_IS_DELETED_FIELD``): a record with it true deletes its key
 DELETE_FLAG = "_hoodie_is_deleted"
@@ -305,15 +305,13 @@ def _pack_small_files(ctx: WriteContext, updates: dict, inserts: dict, merges: s
     """Java's bin-packing in one process: each partition's inserts, in row order, fill its small files
     (joining those file groups' updates; MOR ones are then rewritten, ``merges``) and the rest become the
     new file groups' inserts (:mod:`.small_files`)."""
+    plan, rewritten = plan_inserts({p: len(idx) for p, idx in inserts.items()}, ctx.small_files, ctx.record_size,
+                                   ctx.max_file_size, ctx.records_per_file, ctx.properties.is_mor)
+    merges.update(rewritten)
     rest = {}
     for part, idx in inserts.items():
-        if ctx.properties.is_mor:
-            # Java merges every small-file candidate of a partition with inserts, its updates too
-            # ("small file corrections", BaseSparkDeltaCommitActionExecutor.handleUpdate)
-            merges.update(fid for fid, _ in ctx.small_files.get(part, []))
         at = 0
-        for fid, n in assign_inserts(len(idx), ctx.small_files.get(part, []), ctx.record_size, ctx.max_file_size,
-                                     ctx.records_per_file):
+        for fid, n in plan[part]:
             if fid is None:
                 break
             rows = idx[at:at + n]
