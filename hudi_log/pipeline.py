@@ -108,15 +108,13 @@ def _format_of(path: str) -> str:
 @click.option("--show", default=20, help="rows to print when there is no --output")
 @click.pass_context
 def read(ctx, table, query, as_of, begin, end, output, show) -> None:
-    """Query a Hudi table through the hudi_log data source."""
+    """Query a Hudi table: whole base files by Spark's Parquet scan, merged slices by the hudi_log data source."""
+    from hudi_log.spark import read as spark_read
     from hudi_log.spark.source import AS_OF, BEGIN, END, QUERY_TYPE
 
     spark, progress = _session(ctx)
-    r = spark.read.format("hudi_log").option(QUERY_TYPE, query)
-    for key, value in ((AS_OF, as_of), (BEGIN, begin), (END, end)):
-        if value is not None:
-            r = r.option(key, value)
-    df = r.load(table)
+    given = {QUERY_TYPE: query, AS_OF: as_of, BEGIN: begin, END: end}
+    df = spark_read(spark, table, {k: v for k, v in given.items() if v is not None})
     if output:
         with progress.step(f"{query} query of {table} to {output}"):
             df.write.mode("overwrite").parquet(output)

@@ -2,6 +2,8 @@
 
 * ``hudi_log``: read (snapshot / read_optimized / incremental / time travel) and write Hudi tables
   with Hudi's option names — ``spark.read.format("hudi_log")``, ``df.write.format("hudi_log")``.
+* ``read(spark, path, options)``: the same reads as ``spark.read.format("hudi_log")``, with the file slices that
+  need no merging handed to Spark's own Parquet scan (:mod:`hudi_log.spark.native`): the faster way in.
 * ``hudi_log_blocks``: one row per block of any set of log files (globs over many tables), for a
   lake-wide check (``hudi-log validate --spark``).
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from .session import spark_session
 
-__all__ = ["register", "spark_session", "write"]
+__all__ = ["read", "register", "spark_session", "write"]
 
 
 def register(spark) -> None:
@@ -29,6 +31,15 @@ def register(spark) -> None:
     except ImportError:  # the table read/write layers this needs are not available
         return
     spark.dataSource.register(HudiDataSource)
+
+
+def read(spark, path: str, options: dict | None = None):
+    """The Hudi table at ``path`` as a DataFrame (Hudi's read option names); base-only slices are read by
+    Spark's Parquet scan, merged ones by the ``hudi_log`` data source."""
+    from .native import read as _read
+
+    register(spark)
+    return _read(spark, path, options)
 
 
 def write(df, path: str, options: dict | None = None, mode: str = "append"):

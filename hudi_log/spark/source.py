@@ -69,6 +69,14 @@ TARGET_PARTITION_BYTES = 32 << 20
 MAX_SLICES_PER_PARTITION = 64
 #: rows per Arrow batch handed to Spark
 BATCH_ROWS = 65536
+#: with Spark's parallelism known (hudi_log.spark.read passes it), partitions are sized as Spark sizes its
+#: file scans' (``spark.sql.files.maxPartitionBytes``, ``openCostInBytes``): the table over the cores, within
+#: these bounds. Each Python task costs a round trip a JVM task does not, so fewer, fuller ones read faster
+MAX_PARTITION_BYTES = 128 << 20
+MIN_PARTITION_BYTES = 4 << 20
+#: (internal, from hudi_log.spark.read) the instant the driver planned at, and Spark's default parallelism
+PLANNED_AT = "hudi_log.read.planned.instant"
+PARALLELISM = "hudi_log.read.parallelism"
 
 _OPS = {EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<", LessThanOrEqual: "<="}
 #: column types whose comparisons Arrow makes exactly as Spark does
@@ -100,7 +108,13 @@ def _plan(options, filters=()):
         raise HudiReadError("<options>", "give the table path: spark.read.format('hudi_log').load(path)")
     configure_storage(options)  # fs.s3a.* options reach s3:// tables (hudi_log.paths)
     strict = str(options.get(STRICT) or "false").lower() == "true"
-    return HudiTable(path).plan(**read_args(options), filters=list(filters) or None, strict=strict)
+    args, validate = read_args(options), True
+    planned = options.get(PLANNED_AT)
+    if planned and args["query"] != "incremental" and args.get("as_of") is None:
+        # the half of hudi_log.spark.read the driver left to this source: the same instant as the driver's
+        # plan (checked there), which a later commit must not move
+        args, validate = {**args, "as_of": planned}, False
+    return HudiTable(path).plan(**args, filters=list(filters) or None, strict=strict, validate=validate)
 
 
 def spark_arrow_schema(schema: pa.Schema):
@@ -199,9 +213,17 @@ class HudiReader(DataSourceReader):
 
     def partitions(self):
         tasks = [(t, t.size) for t in self.plan.tasks]
-        groups = pack(tasks, int(self.options.get("hudi_log.read.targetPartitionBytes", TARGET_PARTITION_BYTES)),
-                      MAX_SLICES_PER_PARTITION)
+        groups = pack(tasks, self._target_bytes(sum(n for _, n in tasks)), MAX_SLICES_PER_PARTITION)
         return [SlicesPartition(g) for g in groups]
+
+    def _target_bytes(self, total: int) -> int:
+        given = self.options.get("hudi_log.read.targetPartitionBytes")
+        if given:
+            return int(given)
+        cores = int(self.options.get(PARALLELISM) or 0)
+        if cores <= 0:
+            return TARGET_PARTITION_BYTES
+        return min(MAX_PARTITION_BYTES, max(MIN_PARTITION_BYTES, -(-total // cores)))
 
     def read(self, partition: SlicesPartition) -> Iterator[pa.RecordBatch]:
         from ..table.read.query import read_slice
@@ -232,8 +254,11 @@ class HudiDataSource(DataSource):
 
     def _read_plan(self):
         if getattr(self, "_plan", None) is None:
-            # planned once: the pickled data source carries the plan from schema() to reader()
-            self._plan = _plan(self.options)
+            from .native import narrowed
+
+            # planned once: the pickled data source carries the plan from schema() to reader(); without
+            # the base files hudi_log.spark.read gave to Spark's Parquet scan
+            self._plan = narrowed(_plan(self.options), self.options)
         return self._plan
 
     def schema(self):

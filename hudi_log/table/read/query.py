@@ -84,6 +84,9 @@ class SliceTask:
     base_file: str | None
     log_files: tuple[str, ...]
     size: int  # bytes on disk (base + logs), for scheduling
+    #: the base file's columns have exactly the plan's types (none cast on read): a Parquet reader of
+    #: its own (Spark's, :mod:`hudi_log.spark.read`) may take the file as it is
+    base_exact: bool = False
 
     @classmethod
     def of(cls, s: FileSlice, merge_logs: bool) -> "SliceTask":
@@ -202,9 +205,13 @@ class HudiTable:
                             log_extents=committed_log_extents(self.timeline) if merge_logs else ())
             fs = self.view(bound)
         slices = fs.latest_file_slices()
-        ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs), **base_ctx)
+        file_types: dict[str, dict] = {}
+        ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs, file_types), **base_ctx)
         _check_columns(ctx, cols, flts)
+        table_types = {f.name: f.type for f in ctx.table_schema}
         tasks = [SliceTask.of(s, merge_logs) for s in slices]
+        tasks = [replace(t, base_exact=all(table_types.get(n) == typ for n, typ in file_types[t.base_file].items()))
+                 if t.base_file in file_types else t for t in tasks]
         tasks = [t for t in tasks if t.base_file or t.log_files]
         tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
         return ReadPlan(ctx, tasks)
@@ -249,12 +256,17 @@ class HudiTable:
         except ValueError:
             return None
 
-    def _table_schema(self, slices: list[FileSlice], bound: str, merge_logs: bool) -> pa.Schema:
+    def _table_schema(self, slices: list[FileSlice], bound: str, merge_logs: bool,
+                      file_types: dict[str, dict] | None = None) -> pa.Schema:
+        """The plan's schema (see the module's docstring); ``file_types`` gets each base file's column
+        types by its path, from the footers read here."""
         order = sorted((s.base_file for s in slices if s.base_file is not None), key=lambda b: b.instant)
         target: pa.Schema | None = None
         for bf in reversed(order):
             sch = read_parquet_schema(bf.path)
             sch = pa.schema([sch.field(i) for i in range(len(sch))])  # drop file metadata
+            if file_types is not None:
+                file_types[str(bf.path)] = {f.name: f.type for f in sch}
             target = sch if target is None else pa.schema(
                 list(target) + [f for f in sch if f.name not in target.names])
         fields = list(target) if target is not None else [pa.field(n, pa.string()) for n in META_COLUMNS]
