@@ -24,7 +24,8 @@ city) is made in Spark and cached. Then, in the same session:
 * read: ``spark.read.format("hudi_log").load(table)`` of the snapshot, every row and column handed to
   Spark's ``noop`` sink — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this
   process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
-  ``count()`` of Parquet would read footers only);
+  ``count()`` of Parquet would read footers only); and ``hudi_log.spark.read`` (base-only slices by Spark's
+  Parquet scan, :mod:`hudi_log.spark.native`) of the snapshot and of the read-optimized view;
 * the driver's peak memory during the upserts: the Python driver process's peak resident set, its
   ``VmHWM`` reset before each upsert (as ``tools.bench.measure`` does), against its resident set before
   the first (the bench's own index comparison and the hudi-rs reads run in this process too, so its
@@ -37,7 +38,7 @@ Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians 
                                                    round's own ratio is printed too: on a small machine
                                                    the Parquet write alone varies by half)
     read ratio   = our read time / hudi-rs time    (goal <= 1.0: at least as fast as hudi-rs)
-    read / Parquet = our read time / Spark's Parquet read  (goal <= 2.0)
+    read / Parquet = our read time / Spark's Parquet read  (goal <= 2.0; also for hudi_log.spark.read)
 
 The numbers are reported, not asserted; the row sets are checked equal once (Spark == hudi-rs).
 """
@@ -172,7 +173,7 @@ def main(argv=None) -> int:
     import hudi
     import pyarrow as pa
 
-    from hudi_log.spark import spark_session, write
+    from hudi_log.spark import read as spark_read, spark_session, write
 
     work = Path(args.keep or tempfile.mkdtemp(prefix="hudi-log-bench-spark-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -186,6 +187,7 @@ def main(argv=None) -> int:
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
         rss_before, rss_peak = rss_mb(), 0.0
         ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
+        api_reads, ro_reads = [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
             df = (df.repartition(args.partitions) if args.partitions else df).cache()
@@ -208,21 +210,27 @@ def main(argv=None) -> int:
             ups.append(t_up)
             ups_nc.append(t_nc)
             df.unpersist()
-            t_rd = t_rs = t_prd = float("nan")
+            t_rd = t_rs = t_prd = t_api = t_ro = float("nan")
             if not args.no_reads:
                 t_rd, _ = timed(lambda: full_read(spark.read.format("hudi_log").load(table)))
+                t_api, _ = timed(lambda: full_read(spark_read(spark, table)))
+                t_ro, _ = timed(lambda: full_read(spark_read(spark, table,
+                                                             {"hoodie.datasource.query.type": "read_optimized"})))
                 t_prd, _ = timed(lambda: full_read(spark.read.parquet(parquet)))
                 t_rs, rs = timed(lambda: pa.Table.from_batches(
                     hudi.HudiTableBuilder.from_base_uri(table).build().read(hudi.HudiReadOptions())))
                 assert rs.num_rows == args.n, rs.num_rows
             reads.append(t_rd)
+            api_reads.append(t_api)
+            ro_reads.append(t_ro)
             rs_reads.append(t_rs)
             pq_reads.append(t_prd)
             print(f"round {i}: input partitions {partitions}, files written {files[-1][0]} for "
                   f"{files[-1][1]} file groups, {counter.rows} rows collected to the driver in "
                   f"{counter.calls} collects", flush=True)
             print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
-                  f"read {t_rd:.2f}s, hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s", flush=True)
+                  f"read {t_rd:.2f}s, hudi_log.spark.read {t_api:.2f}s (read-optimized {t_ro:.2f}s), "
+                  f"hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s", flush=True)
         # after the upserts, so that the key index it builds (in this process) does not count in their peak
         sizes = driver_index_sizes(table, args.index)
         for name, (entries, size, secs) in sizes.items():
@@ -232,8 +240,20 @@ def main(argv=None) -> int:
                           .select("uuid", "ts", "fare").collect())
             theirs = sorted(zip(*(rs.column(c).to_pylist() for c in ("uuid", "ts", "fare"))))
             assert ours == theirs, "the data source and hudi-rs disagree"
+        compacted = {}
+        if not args.no_reads and args.table_type == "MERGE_ON_READ":
+            # after a compaction every slice is a whole base file: hudi_log.spark.read is Spark's scan alone
+            from hudi_log.table.services.compaction import compact_all
+
+            t, _ = timed(lambda: compact_all(table, {"hoodie.compact.inline.max.delta.commits": "1"}))
+            print(f"compacted in {t:.1f}s", flush=True)
+            for name, fn in (("format", lambda: full_read(spark.read.format("hudi_log").load(table))),
+                             ("api", lambda: full_read(spark_read(spark, table))),
+                             ("parquet", lambda: full_read(spark.read.parquet(parquet)))):
+                compacted[name] = statistics.median(timed(fn)[0] for _ in range(args.repeat))
         m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
-                                                   ("hudi-rs", rs_reads), ("parquet-read", pq_reads))}
+                                                   ("hudi-rs", rs_reads), ("parquet-read", pq_reads),
+                                                   ("api-read", api_reads), ("ro-read", ro_reads))}
         print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, {args.index} index, "
               f"input partitions {partitions}, median of {args.repeat}:")
         (b_n, b_size, b_t), (a_n, a_size, a_t) = sizes["before"], sizes["after"]
@@ -256,6 +276,14 @@ def main(argv=None) -> int:
               "(ours / hudi-rs; goal <= 1.0)")
         print(f"  spark parquet read    {m['parquet-read']:8.2f}s   ratio {m['read'] / m['parquet-read']:.2f} "
               "(ours / Spark's Parquet read; goal <= 2.0)")
+        print(f"  hudi_log.spark.read   {m['api-read']:8.2f}s   ratio {m['api-read'] / m['parquet-read']:.2f} "
+              f"(/ Spark's Parquet read), {m['api-read'] / m['hudi-rs']:.2f} (/ hudi-rs)")
+        print(f"  ... read_optimized    {m['ro-read']:8.2f}s   ratio {m['ro-read'] / m['parquet-read']:.2f} "
+              "(/ Spark's Parquet read)")
+        if compacted:
+            print(f"  after compaction      format('hudi_log') {compacted['format']:.2f}s, hudi_log.spark.read "
+                  f"{compacted['api']:.2f}s, Spark's Parquet read {compacted['parquet']:.2f}s: ratios "
+                  f"{compacted['format'] / compacted['parquet']:.2f} and {compacted['api'] / compacted['parquet']:.2f}")
     finally:
         spark.stop()
         if not args.keep:
