@@ -69,14 +69,19 @@ if role == "writer":
         val = f"{job['name']}:{n}"
         rows = [{"id": k, "val": val, "ts": 100 + n, "part": job["part_of"].get(k, job["new_part"])} for k in keys]
         note(event="begin", n=n, keys=keys, val=val)
+        pause = rnd.uniform(0, 0.05)
         try:
             r = write_table(path, pa.Table.from_pylist(rows, schema=schema), "upsert", options)
             note(event="ok", n=n, instant=r.instant)
         except HudiLogError as e:
             note(event="fail", n=n, error=type(e).__name__, msg=str(e)[:400])
+            if type(e).__name__ == "ConcurrentWriterError":
+                # told another writer is active (single-writer mode): back off as an operator's retry would,
+                # or four writers in lockstep can refuse each other every time
+                pause = rnd.uniform(0.1, 0.6)
         except BaseException as e:
             note(event="untyped", n=n, error=type(e).__name__, msg=traceback.format_exc()[-3000:])
-        time.sleep(rnd.uniform(0, 0.05))
+        time.sleep(pause)
 else:
     from hudi_log.table.services.clean import clean
     from hudi_log.table.services.compaction import compact
