@@ -180,7 +180,10 @@ def test_validate_refuses_what_only_the_columnar_decoder_accepts(tmp_path):
             # the first datum opens with _hoodie_commit_time's union index: 0x02 (branch 1, string)
             assert log.read_bytes()[b.content_offset + where] == 0x02
         overwrite(log, b.content_offset + where, value)
-        assert b.to_arrow().num_rows == 4 if name == "union" else True  # what made validate say OK before
+        if name == "union":  # polars reads past it (what made validate say OK before); the compiled decoder refuses
+            from hudi_log.format.content.avro_columnar import decode_block_content
+
+            assert decode_block_content(b.content(), b.schema, compiled=False).num_rows == 4
         r = run("validate", log)
         assert r.exit_code == 1 and f"block (AVRO_DATA_BLOCK) 1 at offset {b.offset}" in r.stdout, (name, r.output)
         r = run("records", log)

@@ -14,6 +14,13 @@ object container file under that wrapper schema, it decodes in a single ``polars
   add up to the content's size, so a datum that did not consume exactly its length cannot pass unnoticed.
 * Columns are cast to :func:`hudi_log.format.content.avro_arrow.avro_to_arrow_schema` of the writer schema (polars'
   large/view string types, categoricals for enums, nanosecond times, binary for fixed).
+
+Records of primitive fields only (plain, or in a two-branch union with null: Hudi's usual flat table schema)
+are decoded by the compiled ``_avro_cols.c`` instead, where the package was built with a C compiler: one pass
+over the block straight into Arrow buffers, every read bounded by the record's own length prefix, each datum
+required to end at its length and the block at its last record, strings checked as UTF-8. It is about 4x
+polars' decode plus the checks and casts above (:func:`decode_block_content` with ``compiled=False`` keeps the
+polars path; the tests hold the two and the record path equal). A block it refuses takes the record path.
 """
 
 from __future__ import annotations
@@ -29,6 +36,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
+
+try:
+    from . import _avro_cols as _compiled
+except ImportError:  # built without a C compiler: polars decodes every block
+    _compiled = None
 
 LEN_FIELD = "__hudi_log_datum_length"
 _SYNC = b"\x8a\x1f\x07\x13hudi-log\x00\x00\x00\x00\x00\x00"[:16]
@@ -120,10 +132,14 @@ def _plan(schema_json: str) -> tuple[bytes, pa.Schema] | None:
     return b"Obj\x01" + meta + _SYNC, target
 
 
-def decode_block_content(content: bytes | memoryview, schema_json: str, columns=None) -> pa.Table:
+def decode_block_content(content: bytes | memoryview, schema_json: str, columns=None, compiled: bool = True) -> pa.Table:
     """The records of Avro data-block content (prefix included) as an Arrow table under the writer
     schema's Arrow mapping. Raises ColumnarDecodeError when the columnar path does not apply.
-    ``columns``: only these (those the schema has, in schema order) are built, which is cheaper."""
+    ``columns``: only these (those the schema has, in schema order) are built, which is cheaper.
+    ``compiled``: the C decoder where it takes the schema (else, and with False, polars)."""
+    flat = _flat_plan(schema_json) if compiled and _compiled is not None else None
+    if flat is not None:
+        return _decode_flat(content, flat, columns)
     plan = _plan(schema_json)
     if plan is None:
         raise ColumnarDecodeError("schema not supported by the columnar decoder")
@@ -151,6 +167,78 @@ def decode_block_content(content: bytes | memoryview, schema_json: str, columns=
     table = df.to_arrow(compat_level=pl.CompatLevel.newest())  # views: zero-copy; _conform casts once
     _check_lengths(table.column(LEN_FIELD), body)
     return _conform(table.drop_columns([LEN_FIELD]), _project(target, columns))
+
+
+# field kinds of _avro_cols.c, by Avro primitive type, with the Arrow storage type each is built as
+_KINDS = {"int": (0, pa.int32()), "long": (1, pa.int64()), "double": (2, pa.float64()), "float": (3, pa.float32()),
+          "boolean": (4, pa.bool_()), "string": (5, pa.string()), "bytes": (5, pa.binary())}
+
+
+@lru_cache(maxsize=64)
+def _flat_plan(schema_json: str) -> tuple[tuple, pa.Schema] | None:
+    """((kind, null branch, storage type) per field, target Arrow schema) when every field of the writer
+    schema is a primitive the compiled decoder builds as the target's own storage (a date is an int32, a
+    timestamp an int64: reinterpreted, not converted), else None."""
+    try:
+        schema = json.loads(schema_json)
+        target = avro_to_arrow_schema(schema)
+        fields = schema["fields"]
+    except (ValueError, KeyError, TypeError, UnsupportedAvroType):
+        return None
+    specs = []
+    for f, tf in zip(fields, target):
+        t, null_branch = f.get("type"), -1
+        if isinstance(t, list):
+            if len(t) != 2 or t.count("null") != 1:
+                return None
+            null_branch = t.index("null")
+            t = t[1 - null_branch]
+        if isinstance(t, Mapping):
+            if t.get("logicalType") in ("decimal", "big-decimal"):
+                return None
+            t = t.get("type")
+        if not isinstance(t, str) or t not in _KINDS:
+            return None
+        kind, storage = _KINDS[t]
+        if tf.type != storage and not (pa.types.is_temporal(tf.type) and not pa.types.is_interval(tf.type)
+                                       and tf.type.bit_width == storage.bit_width and kind in (0, 1)):
+            return None
+        specs.append((kind, null_branch, storage))
+    return tuple(specs), target
+
+
+def _decode_flat(content, flat: tuple[tuple, pa.Schema], columns) -> pa.Table:
+    specs, target = flat
+    if len(content) < _PREFIX:
+        raise ColumnarDecodeError("content shorter than its prefix")
+    count = int.from_bytes(content[4:8], "big", signed=True)
+    if count < 0:
+        raise ColumnarDecodeError("negative record count")
+    wanted = None if columns is None else set(columns)
+    keep = [wanted is None or f.name in wanted for f in target]
+    try:
+        out = _compiled.decode(memoryview(content)[_PREFIX:], count,
+                               [(k, nb, int(kp)) for (k, nb, _), kp in zip(specs, keep)])
+    except ValueError as e:
+        raise ColumnarDecodeError(f"compiled decoder: {e}") from e
+    arrays, fields = [], []
+    for (kind, _, storage), f, built in zip(specs, target, out):
+        if built is None:
+            continue
+        validity, values, data, nulls = built
+        vbuf = pa.py_buffer(validity) if validity is not None else None
+        if kind == 4:  # one byte per boolean: Arrow packs them into bits
+            values = np.packbits(np.frombuffer(values, np.uint8), bitorder="little")
+        bufs = [vbuf, pa.py_buffer(values)] + ([pa.py_buffer(data)] if data is not None else [])
+        arr = pa.Array.from_buffers(storage, count, bufs, null_count=nulls)
+        if kind == 5 and storage == pa.string():
+            try:
+                arr.validate(full=True)  # UTF-8
+            except pa.ArrowInvalid as e:
+                raise ColumnarDecodeError(f"field {f.name!r}: {e}") from e
+        arrays.append(arr if arr.type == f.type else arr.view(f.type))
+        fields.append(f)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _project(target: pa.Schema, columns) -> pa.Schema:
