@@ -97,9 +97,46 @@ def _spark_type(schema: pa.Schema):
     return from_arrow_schema(schema)
 
 
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def jvm_keys(df, kg, operation: str):
+    """(record key, partition path) as Spark expressions, where they are exactly what the key generator's
+    vectorized path computes (:class:`hudi_log.table.write.keygen.KeyGenerator`): one record-key field, not
+    prefixed, and partition fields (Simple / Complex / NonPartitioned), all of string, integer or boolean
+    type, whose text Spark's cast prints as Java's ``toString`` does; no URL encoding, no timestamp fields.
+    None otherwise, and for deletes (the Python pass refuses a null key there, where the tagging would drop
+    it). A null or empty key and a ``..`` segment are not refused here: :func:`profile` counts them and
+    refuses the write before anything is written (:func:`refuse_bad_keys`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, ByteType, IntegerType, LongType, ShortType, StringType
+
+    from ..table.write.keygen import DEFAULT_PARTITION
+
+    texts = (StringType, ByteType, ShortType, IntegerType, LongType, BooleanType)
+    types = {f.name: type(f.dataType) for f in df.schema.fields}
+    fields = list(kg.record_key_fields) + list(kg.partition_fields)
+    if (operation == "delete" or len(kg.record_key_fields) != 1 or kg.prefixes_single_field or kg.url_encode
+            or kg.timestamp_fields or kg.kind not in ("SIMPLE", "COMPLEX", "NON_PARTITION")
+            or any(types.get(f) not in texts for f in fields)):
+        return None
+    key = _col(kg.record_key_fields[0]).cast("string")
+    segs = []
+    for f in kg.partition_fields:
+        t = _col(f).cast("string")
+        seg = F.when(t.isNull() | (t == ""), F.lit(DEFAULT_PARTITION)).otherwise(t)
+        segs.append(F.concat(F.lit(f"{f}="), seg) if kg.hive_style else seg)
+    part = F.concat_ws("/", *segs) if segs else F.lit("")
+    return key, part
+
+
 def tag(df, ctx, tasks: int | None = None):
     """``df`` with columns :data:`KEY`, :data:`TAG_PARTITION` and :data:`TAG_FILE_ID` (null: not in the table);
-    the keys are made in at most ``tasks`` Python tasks."""
+    the keys are made by Spark expressions where they can be (:func:`jvm_keys`), else in at most ``tasks``
+    Python tasks."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -113,15 +150,24 @@ def tag(df, ctx, tasks: int | None = None):
             parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
-    # coalesce merges partitions without a shuffle (and never makes more)
-    keyed = (df if tasks is None else df.coalesce(tasks)).mapInArrow(add_keys, schema)
-    if ctx.operation in ("upsert", "delete") and len(index):  # read by the pruning, the lookup and the join
+    # coalesce merges partitions without a shuffle (and never makes more): 200 input partitions would each
+    # write a file per shuffle partition of the join (40,000 files; 19 s against 1 s for 4 tasks, measured)
+    merged = df if tasks is None else df.coalesce(tasks)
+    jvm = jvm_keys(df, kg, ctx.operation)
+    if jvm is not None:  # no Python pass over the rows: the JVM computes both, as Java's Spark key generators do
+        keyed = merged.select("*", jvm[0].alias(KEY), jvm[1].alias(TAG_PARTITION))
+    else:
+        keyed = merged.mapInArrow(add_keys, schema)
+    if ctx.operation not in ("upsert", "delete") or not len(index):
+        return keyed.withColumn(TAG_FILE_ID, F.lit(None).cast("string"))
+    # an unpartitioned table has nothing to prune, and SIMPLE reads the keys without the rows: then the rows
+    # are read once, by the join, and caching them (a copy of every row) would buy nothing
+    prune = not keys_only and bool(kg.partition_fields)
+    if prune or index.index_type != "SIMPLE":  # read by the pruning, the lookup and the join
         from pyspark import StorageLevel
 
         keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
-    if ctx.operation not in ("upsert", "delete") or not len(index):
-        return keyed.withColumn(TAG_FILE_ID, F.lit(None).cast("string"))
-    if not keys_only:  # partition pruning: one row per partition the records go to
+    if prune:  # partition pruning: one row per partition the records go to
         index = index.pruned(r[0] for r in keyed.select(TAG_PARTITION).distinct().collect())
     existing = _existing_keys(keyed, index, keys_only)
     existing = existing.withColumnRenamed("key", KEY).withColumn(TAG_PARTITION, F.col("partition"))
@@ -189,7 +235,8 @@ def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
             yield from check_candidates(index, int(o), table.column(KEY).filter(pa.array(ords == o))).to_batches()
 
     n = max(1, min(len(index), spark.sparkContext.defaultParallelism * 4))
-    pairs = keyed.select(KEY, TAG_PARTITION).mapInArrow(explode, f"{KEY} string, ordinal int")
+    # a null key (refused later, by the profile) is in no file group
+    pairs = keyed.select(KEY, TAG_PARTITION).where(keyed[KEY].isNotNull()).mapInArrow(explode, f"{KEY} string, ordinal int")
     return pairs.repartition(n, "ordinal").mapInArrow(check, out_type)
 
 
@@ -197,10 +244,32 @@ def profile(tagged, ctx, max_tasks: int | None = None, *, tasks: int | None = No
             task_rows: int = TASK_ROWS_DEFAULT) -> Profile:
     """The workload profile (Java's ``WorkloadProfile``) of ``tagged``: one collected row per (partition,
     file group); see :func:`make_profile`."""
-    counts = tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).count().collect()
+    from pyspark.sql import functions as F
+
+    key, part = F.col(KEY), F.coalesce(F.col(TAG_PARTITION), F.lit(""))
+    bad_key = (key.isNull() | (key == "")).cast("long")
+    traversal = part.rlike(r"(^|/)\.\.(/|$)").cast("long")
+    rows = tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).agg(F.count(F.lit(1)), F.sum(bad_key), F.sum(traversal)).collect()
+    refuse_bad_keys(ctx, rows)
+    counts = [(r[0], r[1], r[2]) for r in rows]
     return make_profile(counts, ctx.operation, ctx.records_per_file, max_tasks, tasks=tasks, task_rows=task_rows,
                         small=ctx.small_files, record_size=ctx.record_size, max_size=ctx.max_file_size,
                         is_mor=ctx.properties.is_mor)
+
+
+def refuse_bad_keys(ctx, rows) -> None:
+    """The key generator's refusals, for keys made by Spark expressions (:func:`jvm_keys`): from the profile's
+    rows (partition, file id, rows, null or empty keys, rows whose partition path has a ``..`` segment)."""
+    from ..table.errors import RecordKeyError
+
+    empty = sum(int(r[3] or 0) for r in rows)
+    if empty:
+        raise RecordKeyError(ctx.table_path, f"{empty} row(s): record key field {ctx.keygen.record_key_fields[0]!r} "
+                             "is null or empty")
+    bad = [r[0] for r in rows if r[4]]
+    if bad:
+        raise RecordKeyError(ctx.table_path, f"partition path {sorted(bad)[0]!r} has a '..' segment, which would "
+                             "write outside the table (Hudi refuses it too)")
 
 
 def make_profile(counts, operation: str, records_per_file: int, max_tasks: int | None = None, *,

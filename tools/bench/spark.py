@@ -26,6 +26,8 @@ city) is made in Spark and cached. Then, in the same session:
   process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
   ``count()`` of Parquet would read footers only); and ``hudi_log.spark.read`` (base-only slices by Spark's
   Parquet scan, :mod:`hudi_log.spark.native`) of the snapshot and of the read-optimized view;
+* the floor of the Python data source API: a trivial Python data source that reads the Parquet baseline's
+  files with pyarrow and hands the rows to Spark (no merge, no Hudi), into the ``noop`` sink;
 * the driver's peak memory during the upserts: the Python driver process's peak resident set, its
   ``VmHWM`` reset before each upsert (as ``tools.bench.measure`` does), against its resident set before
   the first (the bench's own index comparison and the hudi-rs reads run in this process too, so its
@@ -140,6 +142,47 @@ class CollectCounter:
         self._cls.collect = self._orig
 
 
+def register_floor(spark, parquet: str) -> str:
+    """A Python data source that only reads the Parquet baseline's files with pyarrow and hands the rows to
+    Spark: the floor of any read through PySpark's Python data source API (no merging, no Hudi), to tell
+    what the API costs from what hudi-log costs. Defined here, so Spark pickles it to its workers by value."""
+    import glob
+
+    import pyarrow.parquet as pq
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    from hudi_log.spark.source import BATCH_ROWS, spark_arrow_schema
+
+    files = sorted(glob.glob(f"{parquet}/*.parquet"))
+    schema = pq.read_schema(files[0])
+    # the files in one partition per core, as Spark packs small files into its own scan's partitions
+    cores = spark.sparkContext.defaultParallelism
+    parts = [files[i::cores] for i in range(min(cores, len(files)))]
+
+    class FloorReader(DataSourceReader):
+        def partitions(self):
+            return [InputPartition(p) for p in parts]
+
+        def read(self, partition):
+            for f in partition.value:
+                t = pq.read_table(f)
+                yield from t.cast(spark_arrow_schema(t.schema)[1]).to_batches(max_chunksize=BATCH_ROWS)
+
+    class Floor(DataSource):
+        @classmethod
+        def name(cls):
+            return "hudi_log_bench_floor"
+
+        def schema(self):
+            return spark_arrow_schema(schema)[0]
+
+        def reader(self, schema):
+            return FloorReader()
+
+    spark.dataSource.register(Floor)
+    return Floor.name()
+
+
 def full_read(df) -> None:
     """Every row and column of ``df`` through Spark, written nowhere (Spark's ``noop`` sink)."""
     df.write.format("noop").mode("overwrite").save()
@@ -187,7 +230,7 @@ def main(argv=None) -> int:
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
         rss_before, rss_peak = rss_mb(), 0.0
         ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
-        api_reads, ro_reads = [], []
+        api_reads, ro_reads, floor_reads = [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
             df = (df.repartition(args.partitions) if args.partitions else df).cache()
@@ -210,19 +253,22 @@ def main(argv=None) -> int:
             ups.append(t_up)
             ups_nc.append(t_nc)
             df.unpersist()
-            t_rd = t_rs = t_prd = t_api = t_ro = float("nan")
+            t_rd = t_rs = t_prd = t_api = t_ro = t_floor = float("nan")
             if not args.no_reads:
                 t_rd, _ = timed(lambda: full_read(spark.read.format("hudi_log").load(table)))
                 t_api, _ = timed(lambda: full_read(spark_read(spark, table)))
                 t_ro, _ = timed(lambda: full_read(spark_read(spark, table,
                                                              {"hoodie.datasource.query.type": "read_optimized"})))
                 t_prd, _ = timed(lambda: full_read(spark.read.parquet(parquet)))
+                floor = register_floor(spark, parquet)
+                t_floor, _ = timed(lambda: full_read(spark.read.format(floor).load()))
                 t_rs, rs = timed(lambda: pa.Table.from_batches(
                     hudi.HudiTableBuilder.from_base_uri(table).build().read(hudi.HudiReadOptions())))
                 assert rs.num_rows == args.n, rs.num_rows
             reads.append(t_rd)
             api_reads.append(t_api)
             ro_reads.append(t_ro)
+            floor_reads.append(t_floor)
             rs_reads.append(t_rs)
             pq_reads.append(t_prd)
             print(f"round {i}: input partitions {partitions}, files written {files[-1][0]} for "
@@ -230,7 +276,8 @@ def main(argv=None) -> int:
                   f"{counter.calls} collects", flush=True)
             print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
                   f"read {t_rd:.2f}s, hudi_log.spark.read {t_api:.2f}s (read-optimized {t_ro:.2f}s), "
-                  f"hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s", flush=True)
+                  f"hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s (through a Python data source {t_floor:.2f}s)",
+                  flush=True)
         # after the upserts, so that the key index it builds (in this process) does not count in their peak
         sizes = driver_index_sizes(table, args.index)
         for name, (entries, size, secs) in sizes.items():
@@ -253,7 +300,8 @@ def main(argv=None) -> int:
                 compacted[name] = statistics.median(timed(fn)[0] for _ in range(args.repeat))
         m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
                                                    ("hudi-rs", rs_reads), ("parquet-read", pq_reads),
-                                                   ("api-read", api_reads), ("ro-read", ro_reads))}
+                                                   ("api-read", api_reads), ("ro-read", ro_reads),
+                                                   ("floor", floor_reads))}
         print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, {args.index} index, "
               f"input partitions {partitions}, median of {args.repeat}:")
         (b_n, b_size, b_t), (a_n, a_size, a_t) = sizes["before"], sizes["after"]
@@ -280,6 +328,8 @@ def main(argv=None) -> int:
               f"(/ Spark's Parquet read), {m['api-read'] / m['hudi-rs']:.2f} (/ hudi-rs)")
         print(f"  ... read_optimized    {m['ro-read']:8.2f}s   ratio {m['ro-read'] / m['parquet-read']:.2f} "
               "(/ Spark's Parquet read)")
+        print(f"  Python data source    {m['floor']:8.2f}s   ratio {m['floor'] / m['parquet-read']:.2f} (the Parquet "
+              "baseline's rows handed over by a Python data source that only reads them: the API's floor)")
         if compacted:
             print(f"  after compaction      format('hudi_log') {compacted['format']:.2f}s, hudi_log.spark.read "
                   f"{compacted['api']:.2f}s, Spark's Parquet read {compacted['parquet']:.2f}s: ratios "
