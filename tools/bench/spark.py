@@ -2,6 +2,7 @@
 
     python tools/bench/spark.py [N] [--master local[2]] [--repeat 5] [--table-type MERGE_ON_READ] [--keep DIR]
                                 [--partitions P] [--file-groups G] [--index SIMPLE|BLOOM] [--no-reads]
+                                [--conf spark.driver.memory=6g ...]
 
 A DataFrame of N rows (default 1,000,000; quickstart-trips-like: uuid key, ts, rider, driver, fare,
 city) is made in Spark and cached. Then, in the same session:
@@ -211,6 +212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--file-groups", type=int, default=256, help="about this many file groups (0: Hudi's sizing)")
     ap.add_argument("--index", default="SIMPLE", choices=["SIMPLE", "BLOOM"], help="hoodie.index.type")
     ap.add_argument("--no-reads", action="store_true", help="time the writes only")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting for the session (e.g. spark.driver.memory=6g for 10M rows on local)")
     args = ap.parse_args(argv)
 
     import hudi
@@ -221,7 +224,7 @@ def main(argv=None) -> int:
     work = Path(args.keep or tempfile.mkdtemp(prefix="hudi-log-bench-spark-"))
     work.mkdir(parents=True, exist_ok=True)
     table, parquet = str(work / "table"), str(work / "parquet")
-    spark = spark_session(args.master, app_name="hudi-log bench")
+    spark = spark_session(args.master, app_name="hudi-log bench", conf=dict(c.split("=", 1) for c in args.conf))
     opts = {**options(args.table_type), "hoodie.index.type": args.index}
     sizing = {"hoodie.parquet.max.file.size": str(-(-args.n // args.file_groups) * 1024)} if args.file_groups else {}
     try:
