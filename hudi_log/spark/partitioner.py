@@ -48,6 +48,7 @@ from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
 
 KEY = "_hudi_log_key"
 SLOT = "_hudi_log_slot"
+H1, H2, ORDINAL = "_hudi_log_h1", "_hudi_log_h2", "_hudi_log_ordinal"
 #: the most Spark partitions the write shuffles into (default: :data:`PYTHON_TASKS_OPTION`'s). Java's
 #: UpsertPartitioner makes one per bucket; here a task may write several file groups, each still once
 #: (one log file per file group per commit), so that 377 file groups on 2 cores are 4 Python tasks, not 377
@@ -170,15 +171,30 @@ def tag(df, ctx, tasks: int | None = None):
     if prune:  # partition pruning: one row per partition the records go to
         index = index.pruned(r[0] for r in keyed.select(TAG_PARTITION).distinct().collect())
     existing = _existing_keys(keyed, index, keys_only)
-    existing = existing.withColumnRenamed("key", KEY).withColumn(TAG_PARTITION, F.col("partition"))
-    on = [KEY] if keys_only else [KEY, TAG_PARTITION]
+    # Both sides meet on a 128-bit hash of (partition, key) that Spark computes (two xxhash64 of the texts in
+    # different orders), not on the strings: the existing side shrinks to four numbers a key before its
+    # shuffle, and the de-duplication and the join's sort compare longs (measured at 10M rows, the string
+    # aggregate and join took 54 of the upsert's 68 s of executor time). Two different keys share both
+    # halves with a chance of about 2^-128 per pair.
+    def hashed(key, part):
+        if keys_only:
+            return F.xxhash64(key).alias(H1), F.xxhash64(F.lit("\u0001"), key).alias(H2)
+        return F.xxhash64(key, part).alias(H1), F.xxhash64(part, F.lit("\u0001"), key).alias(H2)
+
+    # each group's id and partition by its ordinal (the existing keys come without them: fewer bytes from Python)
+    groups = F.broadcast(keyed.sparkSession.createDataFrame(
+        [(g.ordinal, g.file_id, g.partition) for g in index.groups], f"{ORDINAL} int, {TAG_FILE_ID} string, _found string"))
+    existing = existing.join(groups, existing["ordinal"] == groups[ORDINAL])
+    existing = existing.select(*hashed(F.col("key"), F.col("_found")), "live", "ordinal")
     # of a key's groups, the one build_index picks: live first, then the last group
-    best = existing.groupBy(*on).agg(F.max(F.struct("live", "ordinal", "file_id", "partition")).alias("m"))
-    best = best.select(*on, F.col("m.file_id").alias(TAG_FILE_ID), F.col("m.partition").alias("_found"))
-    tagged = keyed.join(best, on=on, how="left")
-    if keys_only:  # a delete given keys only goes to the partition the key was found in
+    best = existing.groupBy(H1, H2).agg(F.max(F.struct("live", "ordinal")).alias("m"))
+    best = best.select(H1, H2, F.col("m.ordinal").alias(ORDINAL))
+    tagged = keyed.select("*", *hashed(F.col(KEY), F.col(TAG_PARTITION))).join(best, on=[H1, H2], how="left")
+    # the found group's id (and partition: a delete given keys only goes where the key was found)
+    tagged = tagged.join(groups, on=ORDINAL, how="left")
+    if keys_only:
         tagged = tagged.withColumn(TAG_PARTITION, F.coalesce(F.col("_found"), F.lit("")))
-    return tagged.drop("_found")
+    return tagged.drop("_found", H1, H2, ORDINAL)
 
 
 def _groups_frame(spark, ordinals: list[int]):
@@ -188,11 +204,13 @@ def _groups_frame(spark, ordinals: list[int]):
 
 
 def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
-    """(partition, key, file_id, live, ordinal) of the table's keys that may match the incoming ones."""
+    """(key, live, ordinal) of the table's keys that may match the incoming ones (the group's id and partition
+    come from its ordinal, on the Spark side)."""
     from ..table.write.key_lookup import KEY_COLUMNS
 
     spark = keyed.sparkSession
-    out_type = _spark_type(KEY_COLUMNS)
+    names = ["key", "live", "ordinal"]
+    out_type = _spark_type(pa.schema([KEY_COLUMNS.field(n) for n in names]))
     store = storage_options()  # executors read the table's files: an s3:// table needs its fs.s3a.* options
 
     if index.index_type == "SIMPLE":
@@ -200,7 +218,7 @@ def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
             configure_storage(store)
             for b in batches:
                 for o in b.column(0).to_pylist():
-                    yield from group_keys(index, [o]).to_batches()
+                    yield from group_keys(index, [o]).select(names).to_batches()
 
         return _groups_frame(spark, [g.ordinal for g in index.groups]).mapInArrow(read_keys, out_type)
     # BLOOM: ranges from the footers (per group, to the driver), then candidates checked per group
@@ -232,7 +250,7 @@ def _existing_keys(keyed, index: FileGroupIndex, keys_only: bool):
             return
         ords = table.column("ordinal").to_numpy()
         for o in np.unique(ords):
-            yield from check_candidates(index, int(o), table.column(KEY).filter(pa.array(ords == o))).to_batches()
+            yield from check_candidates(index, int(o), table.column(KEY).filter(pa.array(ords == o))).select(names).to_batches()
 
     n = max(1, min(len(index), spark.sparkContext.defaultParallelism * 4))
     # a null key (refused later, by the profile) is in no file group
