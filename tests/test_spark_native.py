@@ -59,7 +59,7 @@ def test_every_corpus_table_as_the_data_source_reads_it(spark, corpus_tables):
     assert native_seen > 0  # Java's base files are read by Spark's scan (not every slice falls back)
 
 
-def test_copy_on_write_is_a_parquet_scan_alone(spark, tmp_path):
+def test_copy_on_write_is_a_parquet_scan_alone(spark, tmp_path, monkeypatch):
     path = str(tmp_path / "cow")
     write_table(path, rows(range(10), 1), "insert", opts("COPY_ON_WRITE"))
     write_table(path, rows(range(5, 15), 2), "upsert", opts("COPY_ON_WRITE"))
@@ -68,6 +68,9 @@ def test_copy_on_write_is_a_parquet_scan_alone(spark, tmp_path):
     same_rows(df.toArrow(), read_table(path))
     got = read(spark, path).where("id = 'k7'").select("name").collect()
     assert [r.name for r in got] == ["n7@2"]
+    # a relative path is the caller's, not the JVM's working directory's
+    monkeypatch.chdir(tmp_path)
+    same_rows(read(spark, "cow").toArrow(), read_table(path))
     # time travel: the first commit's base files, still by Spark's scan
     first = HudiTable(path).timeline.completed_commits()[0].requested_time
     old = read(spark, path, {AS_OF: first})

@@ -24,6 +24,7 @@ through the data source alone (their rows are a window of each slice, not whole 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import replace
 from pathlib import PurePosixPath
@@ -64,12 +65,23 @@ def native_tasks(plan) -> list:
             and t.base_file not in plan.context.reported]
 
 
+def _parallelism(spark) -> dict:
+    """The data source's partition-sizing option, where the session has a SparkContext (Spark Connect has none)."""
+    try:
+        return {PARALLELISM: str(spark.sparkContext.defaultParallelism)}
+    except Exception:  # Spark Connect: no SparkContext on the client
+        return {}
+
+
 def read(spark, path: str, options: dict | None = None):
     """The Hudi table at ``path`` as a DataFrame, with the ``hudi_log`` data source's options
     (:mod:`hudi_log.spark.source`): base-only slices through Spark's Parquet scan, merged ones through the
     data source."""
     from .cdc import is_cdc_query
 
+    if _local(path) and not path.startswith("file://"):
+        # Spark's JVM and its Python workers resolve a relative path against their own working directory
+        path = os.path.abspath(path)
     opts = {k: str(v) for k, v in (options or {}).items() if k != "path"}
     query = (opts.get(QUERY_TYPE) or "snapshot").lower()
     source = spark.read.format("hudi_log").options(**opts)
@@ -78,14 +90,13 @@ def read(spark, path: str, options: dict | None = None):
     plan = _plan({**opts, "path": path})  # the driver's plan: instants and options checked, errors named, as the data source does
     native = native_tasks(plan)
     if not native:
-        return source.option(PARALLELISM, str(spark.sparkContext.defaultParallelism)).load(path)
+        return source.options(**_parallelism(spark)).load(path)
     files = [_spark_path(t.base_file) for t in native]
     df = _parquet(spark, spark_arrow_schema(plan.context.schema)[0], files)
     if len(native) == len(plan.tasks):
         return df
     rest = source.options(**{NATIVE_FILES: json.dumps(sorted(PurePosixPath(t.base_file).name for t in native)),
-                             PLANNED_AT: plan.context.bound or "",
-                             PARALLELISM: str(spark.sparkContext.defaultParallelism)}).load(path)
+                             PLANNED_AT: plan.context.bound or "", **_parallelism(spark)}).load(path)
     return df.unionByName(rest)
 
 
@@ -110,7 +121,7 @@ def _parquet(spark, schema, files: list[str]):
 
 
 def _spark_path(p: str) -> str:
-    return p if "://" in p else "file://" + p
+    return p if "://" in p else "file://" + os.path.abspath(p)
 
 
 def narrowed(plan, options):
