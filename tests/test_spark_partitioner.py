@@ -254,3 +254,30 @@ def test_a_bad_key_made_by_spark_is_refused_before_anything_is_written(spark, tm
     assert sorted(p.name for p in Path(path).rglob("*") if p.is_file() and ".hoodie" not in p.parts) == files
     tl = Timeline(Path(path), read_properties(path))
     assert [i for i in tl.pending() if i.action == "deltacommit"] == []
+
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_a_key_in_two_groups_goes_to_the_one_it_lives_in(spark, tmp_path, index):
+    """Key 1 is deleted from its first file group (a delete block over its base row) and inserted again into a
+    new one: the Spark upsert's index (the join on hashes) must pick the group where it lives, as build_index
+    does, else the update would land beside a deleted row and be lost."""
+    path = str(tmp_path / "t")
+    o = {**opts("MERGE_ON_READ", index), "hoodie.parquet.small.file.limit": "0"}
+    as_table = lambda rs: pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in rs], ARROW)  # noqa: E731
+    write_table(path, as_table([(i, f"a{i}", 1, "eu") for i in (1, 3, 5)]), "insert", o)
+    write_table(path, as_table([(1, "a1", 2, "eu")]), "delete", o)
+    write_table(path, as_table([(1, "again", 3, "eu")]), "insert", o)
+    first, second = sorted({t.file_id for t in HudiTable(path).plan().tasks}, key=lambda f: f != _group_of(path, 3))
+    assert _group_of(path, 1) == second != first
+    res = write(spark.createDataFrame([(1, "updated", 4, "eu"), (3, "b3", 4, "eu")], SCHEMA).repartition(3), path, o)
+    assert (res.updates, res.inserts) == (2, 0)
+    got = snapshot(path)
+    assert got[("eu", 1)] == "updated" and got[("eu", 3)] == "b3"
+    assert sorted(read_table(path).column("id").to_pylist()) == [1, 3, 5]
+    assert {s["fileId"] for s in commit_stats(path, res.instant)} == {first, second}
+
+
+def _group_of(path, key: int) -> str:
+    t = read_table(path)
+    ids, files = t.column("id").to_pylist(), t.column("_hoodie_file_name").to_pylist()
+    return files[ids.index(key)].split("_")[0]
