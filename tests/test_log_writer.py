@@ -671,3 +671,39 @@ def test_w10_huge_log_file(tmp_path):
     first = blocks[0].records()
     assert [r["id"] for r in first] == list(range(8)) and first[3]["blob"] == recs[3]["blob"]
     os.unlink(w.path)
+
+
+def test_a_write_task_lists_a_partition_folder_once(tmp_path, monkeypatch):
+    """Each log writer looks up its group's latest log file; a write task's storage lists a folder once and
+    follows its own creations, so a task over many groups of one partition does not list it per group (which
+    grew with groups x files, and cost a LIST request per group on an object store). The files are the same."""
+    import pyarrow as pa
+
+    from hudi_log.log.storage import Storage
+    from hudi_log.table.write.client import write_table
+
+    opts = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+            "hoodie.parquet.small.file.limit": "0", "hoodie.parquet.max.file.size": str(10 * 1024),
+            "hoodie.copyonwrite.record.size.estimate": "1024"}
+    rows = lambda ts: pa.table({"id": [f"k{i:03d}" for i in range(60)], "ts": pa.array([ts] * 60, pa.int64())})  # noqa: E731
+    path = str(tmp_path / "t")
+    write_table(path, rows(1), "insert", opts)
+    listed = []
+    real = Storage.list_names
+
+    def counting(self, directory):
+        if self._names is None or directory not in self._names:  # a real listing
+            listed.append(directory)
+        return real(self, directory)
+
+    monkeypatch.setattr(Storage, "list_names", counting)
+    for ts in (2, 3):  # the second upsert finds the first one's log files (a new version each)
+        listed.clear()
+        res = write_table(path, rows(ts), "upsert", opts)
+        assert res.num_updates == 60 and listed == [path]  # six file groups, one folder listing
+    from hudi_log.table import read_table
+
+    assert sorted(read_table(path).column("ts").to_pylist()) == [3] * 60
+    logs = sorted(p.name for p in Path(path).glob(".*.log.*"))
+    assert len(logs) == 12 and len({n.split("_")[0] for n in logs}) == 6

@@ -219,13 +219,18 @@ class Storage:
     """
 
     def __init__(self, filesystem: Optional[pafs.FileSystem] = None, *, supports_append: Optional[bool] = None,
-                 syncs: Optional[BackgroundSyncs] = None):
+                 syncs: Optional[BackgroundSyncs] = None, cache_listings: bool = False):
         self.fs = filesystem if filesystem is not None else pafs.LocalFileSystem()
         self.is_local = isinstance(self.fs, pafs.LocalFileSystem)
         #: set by :meth:`for_path`: paths are URIs of this scheme, given and taken whole
         self.uri_scheme: Optional[str] = None
         self._supports_append = supports_append
         self.syncs = syncs
+        #: ``cache_listings``: :meth:`list_names` lists a folder once and then follows what this storage
+        #: creates, renames and deletes there. For a write task, whose file groups no one else writes while it
+        #: runs: each log writer looks up its group's latest log file, and a listing per group made a task's
+        #: cost grow with groups x files in the partition (and one LIST request per group on an object store)
+        self._names: Optional[dict[str, list[str]]] = {} if cache_listings else None
 
     @classmethod
     def from_uri(cls, uri: str, **kw) -> tuple["Storage", str]:
@@ -313,7 +318,33 @@ class Storage:
         ]
 
     def list_names(self, directory: str) -> list[str]:
-        return [e.name for e in self.list(directory) if not e.is_dir]
+        """The names of the files directly in ``directory``."""
+        if self._names is not None and directory in self._names:
+            return list(self._names[directory])
+        if self.is_local:
+            try:
+                with os.scandir(directory) as it:
+                    names = [e.name for e in it if not e.is_dir()]  # no stat: the entry's type is enough
+            except FileNotFoundError:
+                names = []
+        else:
+            names = [e.name for e in self.list(directory) if not e.is_dir]
+        if self._names is not None:
+            self._names[directory] = names
+        return list(names)
+
+    def _listed(self, path: str, present: bool) -> None:
+        """Keep a cached listing of ``path``'s folder true to a change this storage made."""
+        if self._names is None:
+            return
+        folder, name = (os.path.split(path) if self.is_local else posixpath.split(str(path)))
+        names = self._names.get(folder)
+        if names is None:
+            return
+        if present and name not in names:
+            names.append(name)
+        elif not present and name in names:
+            names.remove(name)
 
     # ---- changes -------------------------------------------------------------------------------
     def makedirs(self, directory: str) -> None:
@@ -330,10 +361,13 @@ class Storage:
     def create(self, path: str) -> OutputFile:
         """Create ``path`` for writing; ``FileExistsError`` if it exists (atomic on local disk)."""
         if self.is_local:
-            return _LocalOutput(open(path, "xb"), self.syncs)
-        if self.exists(path):
-            raise FileExistsError(errno.EEXIST, "file exists", path)
-        return _ArrowOutput(self.fs.open_output_stream(self._native(path)))
+            out = _LocalOutput(open(path, "xb"), self.syncs)
+        else:
+            if self.exists(path):
+                raise FileExistsError(errno.EEXIST, "file exists", path)
+            out = _ArrowOutput(self.fs.open_output_stream(self._native(path)))
+        self._listed(path, True)
+        return out
 
     def open_append(self, path: str) -> OutputFile:
         """Open an existing file to append to it; ``AppendNotSupportedError`` where storage cannot."""
@@ -374,9 +408,12 @@ class Storage:
             os.replace(src, dst)
         else:
             self.fs.move(self._native(src), self._native(dst))
+        self._listed(src, False)
+        self._listed(dst, True)
 
     def delete(self, path: str) -> None:
         if self.is_local:
             os.unlink(path)
         else:
             self.fs.delete_file(self._native(path))
+        self._listed(path, False)

@@ -101,6 +101,8 @@ class LogWriter:
         if version is None:
             same_kind = []
             for name in self.storage.list_names(partition_dir):
+                if file_id not in name:  # another group's file: not worth parsing (thousands in a partition)
+                    continue
                 try:
                     lf = LogFileName.parse(name)
                 except LogFileNameError:

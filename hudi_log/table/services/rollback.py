@@ -56,12 +56,13 @@ from ..errors import ConcurrentWriterError, RollbackError
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
 
 
-def table_storage(table_path, syncs: BackgroundSyncs | None = None) -> Storage:
+def table_storage(table_path, syncs: BackgroundSyncs | None = None, cache_listings: bool = False) -> Storage:
     """Storage for a table's log files, on local disk or the table's object store (paths as the table
     spells them: :meth:`Storage.for_path`). Hudi's ``StorageSchemes.FILE`` does not append (only
     HDFS-like schemes do), nor does any object store, so every writer opens a new log version.
-    ``syncs``: the fsyncs run in the background until it waits (a write task, before it reports)."""
-    return Storage.for_path(table_path, supports_append=False, syncs=syncs)
+    ``syncs``: the fsyncs run in the background until it waits (a write task, before it reports);
+    ``cache_listings``: see :class:`Storage` (a write task's)."""
+    return Storage.for_path(table_path, supports_append=False, syncs=syncs, cache_listings=cache_listings)
 
 
 def _partition_dir(table_path: Path, partition: str) -> Path:

@@ -283,7 +283,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
     # the log files are durable before this task reports them, not each before the next is encoded
     with BackgroundSyncs() as syncs:
-        storage = table_storage(ctx.table_path, syncs)
+        storage = table_storage(ctx.table_path, syncs, cache_listings=True)  # a folder listed once per task
         for fid, idx in updates.items():
             g = ctx.file_groups[fid]
             if props.is_mor and fid not in merges:
