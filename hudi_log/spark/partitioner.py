@@ -264,9 +264,11 @@ def profile(tagged, ctx, max_tasks: int | None = None, *, tasks: int | None = No
     file group); see :func:`make_profile`."""
     from pyspark.sql import functions as F
 
+    from ..table.write.keygen import TRAVERSAL_SEGMENT
+
     key, part = F.col(KEY), F.coalesce(F.col(TAG_PARTITION), F.lit(""))
     bad_key = (key.isNull() | (key == "")).cast("long")
-    traversal = part.rlike(r"(^|/)\.\.(/|$)").cast("long")
+    traversal = part.rlike(TRAVERSAL_SEGMENT).cast("long")
     rows = tagged.groupBy(TAG_PARTITION, TAG_FILE_ID).agg(F.count(F.lit(1)), F.sum(bad_key), F.sum(traversal)).collect()
     refuse_bad_keys(ctx, rows)
     counts = [(r[0], r[1], r[2]) for r in rows]
@@ -279,6 +281,7 @@ def refuse_bad_keys(ctx, rows) -> None:
     """The key generator's refusals, for keys made by Spark expressions (:func:`jvm_keys`): from the profile's
     rows (partition, file id, rows, null or empty keys, rows whose partition path has a ``..`` segment)."""
     from ..table.errors import RecordKeyError
+    from ..table.write.keygen import traversal_error
 
     empty = sum(int(r[3] or 0) for r in rows)
     if empty:
@@ -286,8 +289,7 @@ def refuse_bad_keys(ctx, rows) -> None:
                              "is null or empty")
     bad = [r[0] for r in rows if r[4]]
     if bad:
-        raise RecordKeyError(ctx.table_path, f"partition path {sorted(bad)[0]!r} has a '..' segment, which would "
-                             "write outside the table (Hudi refuses it too)")
+        raise traversal_error(ctx.table_path, sorted(bad)[0])
 
 
 def make_profile(counts, operation: str, records_per_file: int, max_tasks: int | None = None, *,

@@ -42,6 +42,8 @@ from .timestamp_keygen import TimestampPartitioner, TimestampSpec
 
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 NULL_PLACEHOLDER, EMPTY_PLACEHOLDER = "__null__", "__empty__"
+#: a ``..`` segment of a partition path (Hudi's ``validateNoPathTraversal``), in a syntax Arrow and Spark share
+TRAVERSAL_SEGMENT = r"(^|/)\.\.(/|$)"
 #: characters Hive's FileUtils.escapePathName (Hudi's PartitionPathEncodeUtils) writes as %XX
 _ESCAPED = frozenset(chr(c) for c in range(1, 32)) | frozenset('"#%\'*/:=?\\\x7f{[]^')
 
@@ -93,6 +95,12 @@ def _column_text(batch, name: str):
 
 def _null_or_empty(arr) -> bool:
     return arr.null_count > 0 or pc.any(pc.equal(arr, "")).as_py() is True
+
+
+def traversal_error(table_path, path: str) -> RecordKeyError:
+    """The refusal of a partition path with a ``..`` segment (:data:`TRAVERSAL_SEGMENT`)."""
+    return RecordKeyError(table_path, f"partition path {path!r} has a '..' segment, which would write outside the "
+                          "table (Hudi refuses it too)")
 
 
 @dataclass(frozen=True)
@@ -199,8 +207,6 @@ class KeyGenerator:
         return out
 
     def _check_traversal(self, paths: pa.Array) -> None:
-        bad = pc.match_substring_regex(paths, r"(^|/)\.\.(/|$)")
+        bad = pc.match_substring_regex(paths, TRAVERSAL_SEGMENT)
         if pc.any(bad).as_py():
-            first = paths.filter(bad)[0].as_py()
-            raise RecordKeyError(self.table_path, f"partition path {first!r} has a '..' segment, which would write "
-                                 "outside the table (Hudi refuses it too)")
+            raise traversal_error(self.table_path, paths.filter(bad)[0].as_py())
