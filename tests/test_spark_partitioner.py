@@ -281,3 +281,37 @@ def _group_of(path, key: int) -> str:
     t = read_table(path)
     ids, files = t.column("id").to_pylist(), t.column("_hoodie_file_name").to_pylist()
     return files[ids.index(key)].split("_")[0]
+
+
+def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, monkeypatch):
+    """Both sides of SIMPLE's join (and its de-duplication of existing keys) are hash-partitioned once, into
+    hudi_log.write.python.tasks partitions: a map task then writes a few shuffle blocks, not
+    spark.sql.shuffle.partitions (200 by default) of them, which cost more than the join itself."""
+    import re
+
+    import hudi_log.spark.partitioner as part
+
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ")
+    write(spark.createDataFrame(rows(range(400), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    plans, real = [], part.tag
+
+    def spy(df, ctx, tasks=None):
+        out = real(df, ctx, tasks)
+        plans.append(out._jdf.queryExecution().executedPlan().toString())
+        return out
+
+    monkeypatch.setattr(part, "tag", spy)
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "200")
+    try:
+        res = write(spark.createDataFrame(rows(range(0, 400, 3), "b", 2), SCHEMA).repartition(7), path,
+                    {**o, "hudi_log.write.python.tasks": "3"})
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    assert res.updates == 134
+    (plan,) = plans
+    joins = re.findall(r"hashpartitioning\(_hudi_log_h1#\d+L, _hudi_log_h2#\d+L, (\d+)\)", plan)
+    assert sorted(joins) == ["3", "3"], plan  # the incoming rows and the existing keys, each shuffled once
+    assert ", 200)" not in plan
+    assert snapshot(path)[("eu", 3)] == "b3"
