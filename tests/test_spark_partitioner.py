@@ -283,10 +283,12 @@ def _group_of(path, key: int) -> str:
     return files[ids.index(key)].split("_")[0]
 
 
-def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("given, parts", [({}, "3"), ({"hoodie.simple.index.parallelism": "5"}, "5")])
+def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, monkeypatch, given, parts):
     """Both sides of SIMPLE's join (and its de-duplication of existing keys) are hash-partitioned once, into
-    hudi_log.write.python.tasks partitions: a map task then writes a few shuffle blocks, not
-    spark.sql.shuffle.partitions (200 by default) of them, which cost more than the join itself."""
+    hudi_log.write.python.tasks partitions (or Java's hoodie.simple.index.parallelism): a map task then
+    writes a few shuffle blocks, not spark.sql.shuffle.partitions (200 by default) of them, which cost more
+    than the join itself."""
     import re
 
     import hudi_log.spark.partitioner as part
@@ -306,12 +308,25 @@ def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, 
     spark.conf.set("spark.sql.shuffle.partitions", "200")
     try:
         res = write(spark.createDataFrame(rows(range(0, 400, 3), "b", 2), SCHEMA).repartition(7), path,
-                    {**o, "hudi_log.write.python.tasks": "3"})
+                    {**o, "hudi_log.write.python.tasks": "3", **given})
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
     assert res.updates == 134
     (plan,) = plans
     joins = re.findall(r"hashpartitioning\(_hudi_log_h1#\d+L, _hudi_log_h2#\d+L, (\d+)\)", plan)
-    assert sorted(joins) == ["3", "3"], plan  # the incoming rows and the existing keys, each shuffled once
+    assert joins == [parts, parts], plan  # the incoming rows and the existing keys, each shuffled once
     assert ", 200)" not in plan
     assert snapshot(path)[("eu", 3)] == "b3"
+
+
+def test_a_bad_index_parallelism_is_refused_and_rolled_back(spark, tmp_path):
+    from hudi_log.table.errors import WriteError
+
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ")
+    write(spark.createDataFrame(rows(range(10), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    before = snapshot(path)
+    with pytest.raises(WriteError, match="hoodie.simple.index.parallelism='many'"):
+        write(spark.createDataFrame(rows(range(5), "b", 2), SCHEMA), path, {**o, "hoodie.simple.index.parallelism": "many"})
+    assert snapshot(path) == before
+    assert not Timeline(path, read_properties(path)).pending()  # the aborted upsert is rolled back

@@ -62,6 +62,22 @@ PYTHON_TASKS_OPTION = "hudi_log.write.python.tasks"
 #: more than about this many rows (a task holds its rows in memory while it encodes them)
 TASK_ROWS_OPTION = "hudi_log.write.task.max.rows"
 TASK_ROWS_DEFAULT = 1_000_000
+#: Java's options for the partitions of the index lookup's shuffle, by ``hoodie.index.type``
+INDEX_PARALLELISM = {"SIMPLE": "hoodie.simple.index.parallelism", "BLOOM": "hoodie.bloom.index.parallelism"}
+
+
+def index_parallelism(ctx, kind: str) -> int:
+    """Java's ``hoodie.simple.index.parallelism`` / ``hoodie.bloom.index.parallelism``: the Spark partitions of
+    the index's shuffle; 0 (Java 1.x's default): chosen from the workload (:func:`python_tasks`)."""
+    from ..table.errors import WriteError
+    from ..table.write.create import option
+
+    key = INDEX_PARALLELISM[kind]
+    value = str(option(ctx.options or {}, key, default="0")).strip()
+    if not value.isdigit():
+        raise WriteError(ctx.table_path, f"{key}={value!r}: give a whole number of Spark partitions (0: chosen "
+                         "from the workload)")
+    return int(value)
 
 
 def python_tasks(spark, options) -> int:
@@ -189,11 +205,12 @@ def tag(df, ctx, tasks: int | None = None):
     # of a key's groups, the one build_index picks: live first, then the last group. (live, ordinal) packed
     # in one long, so that the aggregate keeps fixed-width buffers (a struct's max is an object aggregate)
     rank = F.col("live").cast("long") * F.lit(1 << 32) + F.col("ordinal").cast("long")
-    # Both sides are hash-partitioned into as many Spark partitions as the Python passes run in, not into
-    # spark.sql.shuffle.partitions (200 by default): the aggregate and the join keep that partitioning, so
-    # each side is shuffled once, and a map task writes a few shuffle blocks instead of 200 (measured at 1M
-    # keys on 2 cores: the existing keys' shuffle took 1.3 s more into 200 partitions than into 8)
-    n = tasks or keyed.sparkSession.sparkContext.defaultParallelism
+    # Both sides are hash-partitioned into as many Spark partitions as the Python passes run in (or Java's
+    # hoodie.{simple,bloom}.index.parallelism, where given), not into spark.sql.shuffle.partitions (200 by
+    # default): the aggregate and the join keep that partitioning, so each side is shuffled once, and a map
+    # task writes a few shuffle blocks instead of 200 (measured at 1M keys on 2 cores: the existing keys'
+    # shuffle took 1.3 s more into 200 partitions than into 8)
+    n = index_parallelism(ctx, index.index_type) or tasks or keyed.sparkSession.sparkContext.defaultParallelism
     best = existing.repartition(n, H1, H2).groupBy(H1, H2).agg(F.max(rank).alias("m"))
     best = best.select(H1, H2, (F.col("m") % F.lit(1 << 32)).cast("int").alias(ORDINAL))
     incoming = keyed.select("*", *hashed(F.col(KEY), F.col(TAG_PARTITION))).repartition(n, H1, H2)
