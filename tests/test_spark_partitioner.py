@@ -299,9 +299,9 @@ def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, 
     plans, real = [], part.tag
 
     def spy(df, ctx, tasks=None):
-        out = real(df, ctx, tasks)
+        out, key = real(df, ctx, tasks)
         plans.append(out._jdf.queryExecution().executedPlan().toString())
-        return out
+        return out, key
 
     monkeypatch.setattr(part, "tag", spy)
     before = spark.conf.get("spark.sql.shuffle.partitions")
@@ -330,3 +330,4 @@ def test_a_bad_index_parallelism_is_refused_and_rolled_back(spark, tmp_path):
         write(spark.createDataFrame(rows(range(5), "b", 2), SCHEMA), path, {**o, "hoodie.simple.index.parallelism": "many"})
     assert snapshot(path) == before
     assert not Timeline(path, read_properties(path)).pending()  # the aborted upsert is rolled back
+
