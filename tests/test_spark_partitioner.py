@@ -331,3 +331,16 @@ def test_a_bad_index_parallelism_is_refused_and_rolled_back(spark, tmp_path):
     assert snapshot(path) == before
     assert not Timeline(path, read_properties(path)).pending()  # the aborted upsert is rolled back
 
+
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_a_delete_given_keys_only_finds_their_partitions(spark, tmp_path, index):
+    """A delete DataFrame without the partition field: each key's partition is the one its group was found in
+    (the index joins on the key alone), and an unknown key deletes nothing."""
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ", index)
+    write(spark.createDataFrame(rows(range(40), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    gone = spark.createDataFrame([(i,) for i in (3, 4, 17, 1000)], "id int").repartition(3)
+    res = write(gone, path, {**o, "hoodie.datasource.write.operation": "delete"})
+    assert res.deletes == 3
+    got = snapshot(path)
+    assert len(got) == 37 and not {("eu", 3), ("us", 4), ("eu", 17)} & set(got)

@@ -222,16 +222,18 @@ def key_ranges(index: FileGroupIndex, ordinals) -> dict[int, tuple[str, str] | N
     return out
 
 
-def range_candidates(index: FileGroupIndex, keys: pa.Array, partitions: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def range_candidates(index: FileGroupIndex, keys: pa.Array, partitions: pa.Array | None) -> tuple[np.ndarray, np.ndarray]:
     """BLOOM's first step (Java's ``HoodieBloomIndex.explodeRecordsWithFileComparisons``): (row, ordinal)
-    pairs where the group is in the row's partition and its key range holds the key, or no range prunes it.
+    pairs where the group is in the row's partition (any partition, for keys given without one: a delete
+    by keys only) and its key range holds the key, or no range prunes it.
     Ranges compare in UTF-8 byte order; a key with a character beyond U+FFFF, where Java's UTF-16 order
     differs, is never pruned."""
     keys = keys.cast(pa.string())
     astral = pc.match_substring_regex(keys, "[\U00010000-\U0010FFFF]").to_numpy(zero_copy_only=False)
     rows, ords = [], []
+    anywhere = pa.array(np.ones(len(keys), bool))
     for g in index.groups:
-        same = pc.fill_null(pc.equal(partitions, g.partition), False)
+        same = anywhere if partitions is None else pc.fill_null(pc.equal(partitions, g.partition), False)
         if g.prunable and g.key_range is not None:
             lo, hi = g.key_range
             inside = pc.and_(pc.greater_equal(keys, lo), pc.less_equal(keys, hi))
