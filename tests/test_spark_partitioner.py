@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import pickle
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -283,18 +284,15 @@ def _group_of(path, key: int) -> str:
     return files[ids.index(key)].split("_")[0]
 
 
-@pytest.mark.parametrize("given, parts", [({}, "3"), ({"hoodie.simple.index.parallelism": "5"}, "5")])
-def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, monkeypatch, given, parts):
-    """Both sides of SIMPLE's join (and its de-duplication of existing keys) are hash-partitioned once, into
-    hudi_log.write.python.tasks partitions (or Java's hoodie.simple.index.parallelism): a map task then
-    writes a few shuffle blocks, not spark.sql.shuffle.partitions (200 by default) of them, which cost more
-    than the join itself."""
-    import re
+JOIN_EXCHANGE = re.compile(r"hashpartitioning\(_hudi_log_h1#\d+L, _hudi_log_h2#\d+L, (\d+)\)")
 
+
+def _upsert_plan(spark, tmp_path, monkeypatch, index: str, options: dict) -> str:
+    """The physical plan of the tagged rows of a 134-row upsert (``options`` added) into a 400-row table."""
     import hudi_log.spark.partitioner as part
 
     path = str(tmp_path / "t")
-    o = opts("MERGE_ON_READ")
+    o = opts("MERGE_ON_READ", index)
     write(spark.createDataFrame(rows(range(400), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
     plans, real = [], part.tag
 
@@ -304,19 +302,35 @@ def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, 
         return out, key
 
     monkeypatch.setattr(part, "tag", spy)
+    res = write(spark.createDataFrame(rows(range(0, 400, 3), "b", 2), SCHEMA).repartition(7), path, {**o, **options})
+    assert res.updates == 134
+    assert snapshot(path)[("eu", 3)] == "b3"
+    (plan,) = plans
+    return plan
+
+
+@pytest.mark.parametrize("given, parts", [({}, "3"), ({"hoodie.simple.index.parallelism": "5"}, "5")])
+def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, monkeypatch, given, parts):
+    """Both sides of SIMPLE's join (and its de-duplication of existing keys) are hash-partitioned once, into
+    hudi_log.write.python.tasks partitions (or Java's hoodie.simple.index.parallelism): a map task then
+    writes a few shuffle blocks, not spark.sql.shuffle.partitions (200 by default) of them, which cost more
+    than the join itself."""
     before = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "200")
     try:
-        res = write(spark.createDataFrame(rows(range(0, 400, 3), "b", 2), SCHEMA).repartition(7), path,
-                    {**o, "hudi_log.write.python.tasks": "3", **given})
+        plan = _upsert_plan(spark, tmp_path, monkeypatch, "SIMPLE", {"hudi_log.write.python.tasks": "3", **given})
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
-    assert res.updates == 134
-    (plan,) = plans
-    joins = re.findall(r"hashpartitioning\(_hudi_log_h1#\d+L, _hudi_log_h2#\d+L, (\d+)\)", plan)
-    assert joins == [parts, parts], plan  # the incoming rows and the existing keys, each shuffled once
+    # the incoming rows and the existing keys, each shuffled once
+    assert JOIN_EXCHANGE.findall(plan) == [parts, parts], plan
     assert ", 200)" not in plan
-    assert snapshot(path)[("eu", 3)] == "b3"
+
+
+def test_bloom_index_parallelism_sets_its_shuffles(spark, tmp_path, monkeypatch):
+    """Java's hoodie.bloom.index.parallelism: the candidates' shuffle by file group and the join's, both."""
+    plan = _upsert_plan(spark, tmp_path, monkeypatch, "BLOOM", {"hoodie.bloom.index.parallelism": "5"})
+    assert re.findall(r"hashpartitioning\(ordinal#\d+, (\d+)\)", plan) == ["5"], plan
+    assert JOIN_EXCHANGE.findall(plan) == ["5", "5"], plan
 
 
 def test_a_bad_index_parallelism_is_refused_and_rolled_back(spark, tmp_path):

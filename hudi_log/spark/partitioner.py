@@ -189,7 +189,8 @@ def tag(df, ctx, tasks: int | None = None):
         keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
     if prune:  # partition pruning: one row per partition the records go to
         index = index.pruned(r[0] for r in keyed.select(TAG_PARTITION).distinct().collect())
-    existing = _existing_keys(keyed, key, index, keys_only)
+    given = index_parallelism(ctx, index.index_type)
+    existing = _existing_keys(keyed, key, index, keys_only, given)
     # Both sides meet on a 128-bit hash of (partition, key) that Spark computes (two xxhash64 of the texts in
     # different orders), not on the strings: the existing side shrinks to four numbers a key before its
     # shuffle, and the de-duplication and the join's sort compare longs (measured at 10M rows, the string
@@ -213,7 +214,7 @@ def tag(df, ctx, tasks: int | None = None):
     # default): the aggregate and the join keep that partitioning, so each side is shuffled once, and a map
     # task writes a few shuffle blocks instead of 200 (measured at 1M keys on 2 cores: the existing keys'
     # shuffle took 1.3 s more into 200 partitions than into 8)
-    n = index_parallelism(ctx, index.index_type) or tasks or keyed.sparkSession.sparkContext.defaultParallelism
+    n = given or tasks or keyed.sparkSession.sparkContext.defaultParallelism
     best = existing.repartition(n, H1, H2).groupBy(H1, H2).agg(F.max(rank).alias("m"))
     best = best.select(H1, H2, (F.col("m") % F.lit(1 << 32)).cast("int").alias(ORDINAL))
     incoming = keyed.select("*", *hashed(key, F.col(TAG_PARTITION))).repartition(n, H1, H2)
@@ -230,9 +231,10 @@ def _groups_frame(spark, ordinals: list[int]):
     return spark.createDataFrame([(int(o),) for o in ordinals], "ordinal int").repartition(n, "ordinal")
 
 
-def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool):
+def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, parallelism: int = 0):
     """(key, live, ordinal) of the table's keys that may match the incoming ones (the group's id and partition
-    come from its ordinal, on the Spark side)."""
+    come from its ordinal, on the Spark side). ``parallelism``: BLOOM's candidate shuffle's partitions
+    (Java's ``hoodie.bloom.index.parallelism``; 0: one per group, up to 4 x Spark's parallelism)."""
     from pyspark.sql import functions as F
 
     from ..table.write.key_lookup import KEY_COLUMNS
@@ -281,7 +283,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool):
         for o in np.unique(ords):
             yield from check_candidates(index, int(o), table.column(KEY).filter(pa.array(ords == o))).select(names).to_batches()
 
-    n = max(1, min(len(index), spark.sparkContext.defaultParallelism * 4))
+    n = parallelism or max(1, min(len(index), spark.sparkContext.defaultParallelism * 4))
     # a null key (refused later, by the profile) is in no file group
     pairs = keyed.select(key.alias(KEY), TAG_PARTITION).where(F.col(KEY).isNotNull()).mapInArrow(
         explode, f"{KEY} string, ordinal int")
