@@ -65,3 +65,18 @@ def test_new_keys_fill_small_files_first():
     assert mor.merge_file_ids == {"a", "s"}
     # the placement still puts every bucket (small-file ones are their group's) in one task
     assert len(bucket_slots(prof)) == prof.buckets
+
+
+def test_bloom_range_step_takes_batches_in_chunks():
+    """BLOOM's range step gathers Spark's Arrow batches into chunks of about EXPLODE_ROWS rows: same rows, order
+    kept, each chunk one contiguous table."""
+    import pyarrow as pa
+
+    from hudi_log.spark.partitioner import _chunks
+
+    batches = [pa.record_batch([pa.array([f"k{i}-{j}" for j in range(3)])], names=["k"]) for i in range(5)]
+    chunks = list(_chunks(iter(batches), 7))
+    assert [c.num_rows for c in chunks] == [9, 6]
+    assert all(c.column(0).num_chunks == 1 for c in chunks)
+    assert sum((c.column(0).to_pylist() for c in chunks), []) == [f"k{i}-{j}" for i in range(5) for j in range(3)]
+    assert list(_chunks(iter([]), 7)) == []

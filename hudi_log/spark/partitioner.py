@@ -225,6 +225,23 @@ def tag(df, ctx, tasks: int | None = None):
     return tagged, key
 
 
+#: rows of incoming keys BLOOM's range step takes at once
+EXPLODE_ROWS = 262_144
+
+
+def _chunks(batches, rows: int):
+    """Spark's Arrow batches gathered into tables of about ``rows`` rows (the last one smaller)."""
+    held, n = [], 0
+    for b in batches:
+        held.append(b)
+        n += b.num_rows
+        if n >= rows:
+            yield pa.Table.from_batches(held).combine_chunks()
+            held, n = [], 0
+    if held:
+        yield pa.Table.from_batches(held).combine_chunks()
+
+
 def _groups_frame(spark, ordinals: list[int]):
     """One row per file group, one Spark partition per group (reading a group's keys is the unit of work)."""
     n = max(1, min(len(ordinals), spark.sparkContext.defaultParallelism * 4))
@@ -269,10 +286,13 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
     index = index.with_ranges({r[0]: (r[1], r[2]) if r[1] is not None else None for r in rows})
 
     def explode(batches):
-        for b in batches:
-            keys = _strings(b.column(0))
-            at, ords = range_candidates(index, keys, None if keys_only else _strings(b.column(1)))
-            yield pa.record_batch([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"])
+        # range_candidates makes a few Arrow calls per group: over Spark's 10,000-row batches that is most
+        # of its time, so the batches are taken EXPLODE_ROWS at a time
+        for chunk in _chunks(batches, EXPLODE_ROWS):
+            keys = _strings(chunk.column(0))
+            at, ords = range_candidates(index, keys, None if keys_only else _strings(chunk.column(1)))
+            for b in pa.table([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"]).to_batches():
+                yield b
 
     def check(batches):
         configure_storage(store)
