@@ -121,7 +121,7 @@ def _parquet(spark, schema, files: list[str]):
 
 
 def _spark_path(p: str) -> str:
-    return p if "://" in p else "file://" + os.path.abspath(p)
+    return p if "://" in p else "file://" + p  # read() made a local table's path absolute
 
 
 def narrowed(plan, options):
