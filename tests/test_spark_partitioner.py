@@ -249,8 +249,10 @@ def test_a_bad_key_made_by_spark_is_refused_before_anything_is_written(spark, tm
     before = snapshot(path)
     files = sorted(p.name for p in Path(path).rglob("*") if p.is_file() and ".hoodie" not in p.parts)
     df = spark.createDataFrame(rows(range(3), "b", 2) + [(bad[0], "x", 2, bad[1])], SCHEMA)
+    cached = spark.sparkContext._jsc.getPersistentRDDs().size()
     with pytest.raises(RecordKeyError, match=message):
         write(df, path, opts("MERGE_ON_READ"))
+    assert spark.sparkContext._jsc.getPersistentRDDs().size() == cached  # what the write persisted, released
     assert snapshot(path) == before
     assert sorted(p.name for p in Path(path).rglob("*") if p.is_file() and ".hoodie" not in p.parts) == files
     tl = Timeline(Path(path), read_properties(path))
@@ -297,9 +299,9 @@ def _upsert_plan(spark, tmp_path, monkeypatch, index: str, options: dict) -> str
     plans, real = [], part.tag
 
     def spy(df, ctx, tasks=None):
-        out, key = real(df, ctx, tasks)
+        out, key, held = real(df, ctx, tasks)
         plans.append(out._jdf.queryExecution().executedPlan().toString())
-        return out, key
+        return out, key, held
 
     monkeypatch.setattr(part, "tag", spy)
     res = write(spark.createDataFrame(rows(range(0, 400, 3), "b", 2), SCHEMA).repartition(7), path, {**o, **options})
@@ -324,6 +326,42 @@ def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, 
     # the incoming rows and the existing keys, each shuffled once
     assert JOIN_EXCHANGE.findall(plan) == [parts, parts], plan
     assert ", 200)" not in plan
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_cached_input_is_not_persisted_again(spark, tmp_path, monkeypatch, cached):
+    """A partitioned table's upsert reads its input three times (the partitions for pruning, the join, then the
+    profile and the write from the joined rows, which are persisted): the input with its keys is persisted
+    too, unless the user cached it and the keys are Spark expressions over it, when it would be a second
+    copy of what Spark's cache holds. Everything persisted is released after the write."""
+    DataFrame = type(spark.range(0))
+    path = str(tmp_path / "t")
+    o = opts("MERGE_ON_READ")
+    write(spark.createDataFrame(rows(range(400), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
+    df = spark.createDataFrame(rows(range(0, 600, 3), "b", 2), SCHEMA).repartition(7)
+    if cached:
+        df = df.cache()
+        df.count()
+    persisted, real = [], DataFrame.persist
+
+    def spy(self, *a, **k):
+        persisted.append(self)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(DataFrame, "persist", spy)
+    held = spark.sparkContext._jsc.getPersistentRDDs().size()
+    res = write(df, path, o)
+    assert spark.sparkContext._jsc.getPersistentRDDs().size() == held
+    assert (res.updates, res.inserts) == (134, 66)
+    got = snapshot(path)
+    assert got[("eu", 3)] == "b3" and got[("us", 2)] == "a2" and got[("us", 594)] == "b594" and len(got) == 466
+    from hudi_log.spark.partitioner import ORDINAL, TAG_PARTITION
+
+    keyed = df.columns + [TAG_PARTITION]
+    want = [sorted(keyed + [ORDINAL])] + ([] if cached else [sorted(keyed)])
+    assert sorted(sorted(f.columns) for f in persisted) == sorted(want)
+    assert all(not f.is_cached for f in persisted)
+    assert df.is_cached == cached
 
 
 def test_bloom_index_parallelism_sets_its_shuffles(spark, tmp_path, monkeypatch):

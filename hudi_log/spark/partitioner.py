@@ -150,6 +150,11 @@ def jvm_keys(df, kg, operation: str):
     return key, part
 
 
+def _is_cached(df) -> bool:
+    level = df.storageLevel
+    return bool(level.useMemory or level.useDisk)
+
+
 def tag(df, ctx, tasks: int | None = None):
     """(``df`` with columns :data:`TAG_PARTITION` and :data:`ORDINAL`, the ordinal of the key's file group in
     ``ctx.index``, null where the key is not in the table; the record key, a Spark column of that frame).
@@ -179,17 +184,20 @@ def tag(df, ctx, tasks: int | None = None):
     else:
         keyed, key = merged.mapInArrow(add_keys, schema), F.col(KEY)
     if ctx.operation not in ("upsert", "delete") or not len(index):
-        return keyed.withColumn(ORDINAL, F.lit(None).cast("int")), key
+        return keyed.withColumn(ORDINAL, F.lit(None).cast("int")), key, []
     # an unpartitioned table has nothing to prune, and SIMPLE reads the keys without the rows: then the rows
-    # are read once, by the join, and caching them (a copy of every row) would buy nothing
+    # are read once, by the join, and caching them (a copy of every row) would buy nothing; nor where the
+    # input is already cached and its keys are Spark expressions over it (a scan of Spark's cache)
+    given = index_parallelism(ctx, index.index_type)  # refused before anything is persisted
     prune = not keys_only and bool(kg.partition_fields)
-    if prune or index.index_type != "SIMPLE":  # read by the pruning, the lookup and the join
+    held = []
+    if (prune or index.index_type != "SIMPLE") and (jvm is None or not _is_cached(df)):
         from pyspark import StorageLevel
 
-        keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)
+        keyed = keyed.persist(StorageLevel.MEMORY_AND_DISK)  # read by the pruning, the lookup and the join
+        held.append(keyed)
     if prune:  # partition pruning: one row per partition the records go to
         index = index.pruned(r[0] for r in keyed.select(TAG_PARTITION).distinct().collect())
-    given = index_parallelism(ctx, index.index_type)
     existing = _existing_keys(keyed, key, index, keys_only, given)
     # Both sides meet on a 128-bit hash of (partition, key) that Spark computes (two xxhash64 of the texts in
     # different orders), not on the strings: the existing side shrinks to four numbers a key before its
@@ -222,7 +230,7 @@ def tag(df, ctx, tasks: int | None = None):
     if keys_only:  # a delete given keys only goes to the partition where the key was found
         tagged = tagged.join(groups, on=ORDINAL, how="left")
         tagged = tagged.withColumn(TAG_PARTITION, F.coalesce(F.col("_found"), F.lit(""))).drop("_found")
-    return tagged, key
+    return tagged, key, held
 
 
 #: rows of incoming keys BLOOM's range step takes at once
@@ -410,7 +418,7 @@ def _slot_keys(spark, n: int) -> np.ndarray:
 
 
 def partition_by_file_group(df, ctx, options):
-    """(the rows to write, the :class:`Profile`, the persisted tagged frame to unpersist after the write):
+    """(the rows to write, the :class:`Profile`, the frames persisted on the way, to unpersist after the write):
     ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is in exactly one
     Spark partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
     from pyspark import StorageLevel
@@ -420,13 +428,19 @@ def partition_by_file_group(df, ctx, options):
     tasks = python_tasks(spark, options)
     cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
     task_rows = int(options.get(TASK_ROWS_OPTION) or TASK_ROWS_DEFAULT)
-    tagged, key = tag(df, ctx, tasks)
+    tagged, key, held = tag(df, ctx, tasks)
     if ctx.operation == "delete":
         tagged = tagged.filter(F.col(ORDINAL).isNotNull())
     # the join's output has spark.sql.shuffle.partitions partitions, and a cached plan keeps them (AQE does
     # not merge them): merged here, the join, the cache and the routing run in as few tasks as the keys did
     tagged = tagged.coalesce(tasks).persist(StorageLevel.MEMORY_AND_DISK)  # read by the profile, then by the write
-    prof = profile(tagged, key, ctx, cap, tasks=tasks, task_rows=task_rows)
+    held = [tagged, *held]
+    try:
+        prof = profile(tagged, key, ctx, cap, tasks=tasks, task_rows=task_rows)
+    except BaseException:  # refused (a null or empty key, a ".." partition): nothing is left persisted
+        for frame in held:
+            frame.unpersist()
+        raise
     ctx.merge_file_ids = prof.merge_file_ids  # the writer tasks rewrite these MOR groups (small files)
     keys = _slot_keys(spark, prof.tasks)
     to_task = keys[bucket_slots(prof)]  # bucket -> the hash key of its Spark partition
@@ -472,7 +486,7 @@ def partition_by_file_group(df, ctx, options):
     routed = routed.withColumn(SLOT, F.coalesce(F.col(u), F.col(i)))
     out = [c for c in tagged.columns if c not in (KEY, ORDINAL)] + [TAG_FILE_ID]
     routed = routed.repartition(prof.tasks, F.col(SLOT)).select(*out)
-    return routed, prof, tagged
+    return routed, prof, held
 
 
 __all__ = ["PYTHON_TASKS_OPTION", "Profile", "SHUFFLE_PARTITIONS_OPTION", "TASK_ROWS_OPTION", "bucket_slots",

@@ -241,15 +241,15 @@ def write(df, path: str, options: dict, mode: str = "append"):
     except BaseException:
         restore(path, aside)
         raise
-    tagged = None
+    held = []
     try:
-        routed, _, tagged = partition_by_file_group(df, tx.context, options)
+        routed, _, held = partition_by_file_group(df, tx.context, options)
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:
             pickle.dump((tx, aside, False), f)
     except BaseException:
-        if tagged is not None:
-            tagged.unpersist()
+        for frame in held:
+            frame.unpersist()
         tx.abort()
         restore(path, aside)
         raise
@@ -257,7 +257,8 @@ def write(df, path: str, options: dict, mode: str = "append"):
         (routed.write.format("hudi_log").options(**{k: str(v) for k, v in options.items()})
          .option(TRANSACTION_OPTION, handoff).mode("append").save(path))
     finally:
-        tagged.unpersist()
+        for frame in held:
+            frame.unpersist()
         if os.path.exists(handoff):  # the data source never started: nothing took the transaction over
             os.unlink(handoff)
             tx.abort()
