@@ -371,15 +371,17 @@ def test_bloom_index_parallelism_sets_its_shuffles(spark, tmp_path, monkeypatch)
     assert JOIN_EXCHANGE.findall(plan) == ["5", "5"], plan
 
 
-def test_a_bad_index_parallelism_is_refused_and_rolled_back(spark, tmp_path):
+@pytest.mark.parametrize("key", ["hoodie.simple.index.parallelism", "hudi_log.write.python.tasks",
+                                 "hudi_log.write.shuffle.partitions", "hudi_log.write.task.max.rows"])
+def test_a_bad_partitions_option_is_refused_and_rolled_back(spark, tmp_path, key):
     from hudi_log.table.errors import WriteError
 
     path = str(tmp_path / "t")
     o = opts("MERGE_ON_READ")
     write(spark.createDataFrame(rows(range(10), "a", 1), SCHEMA), path, {**o, "hoodie.datasource.write.operation": "insert"})
     before = snapshot(path)
-    with pytest.raises(WriteError, match="hoodie.simple.index.parallelism='many'"):
-        write(spark.createDataFrame(rows(range(5), "b", 2), SCHEMA), path, {**o, "hoodie.simple.index.parallelism": "many"})
+    with pytest.raises(WriteError, match=re.escape(f"{key}='many'")):
+        write(spark.createDataFrame(rows(range(5), "b", 2), SCHEMA), path, {**o, key: "many"})
     assert snapshot(path) == before
     assert not Timeline(path, read_properties(path)).pending()  # the aborted upsert is rolled back
 

@@ -66,24 +66,27 @@ TASK_ROWS_DEFAULT = 1_000_000
 INDEX_PARALLELISM = {"SIMPLE": "hoodie.simple.index.parallelism", "BLOOM": "hoodie.bloom.index.parallelism"}
 
 
-def index_parallelism(ctx, kind: str) -> int:
-    """Java's ``hoodie.simple.index.parallelism`` / ``hoodie.bloom.index.parallelism``: the Spark partitions of
-    the index's shuffle; 0 (Java 1.x's default): chosen from the workload (:func:`python_tasks`)."""
+def whole_option(ctx, key: str, default: int) -> int:
+    """Option ``key`` of the write, a whole number of partitions, tasks or rows (``default`` where unset); any
+    other value is refused with a :class:`WriteError` naming the option (the write is then rolled back)."""
     from ..table.errors import WriteError
     from ..table.write.create import option
 
-    key = INDEX_PARALLELISM[kind]
-    value = str(option(ctx.options or {}, key, default="0")).strip()
+    value = str(option(ctx.options or {}, key, default=str(default))).strip()
     if not value.isdigit():
-        raise WriteError(ctx.table_path, f"{key}={value!r}: give a whole number of Spark partitions (0: chosen "
-                         "from the workload)")
+        raise WriteError(ctx.table_path, f"{key}={value!r}: give a whole number (0: chosen from the workload)")
     return int(value)
 
 
-def python_tasks(spark, options) -> int:
-    """The :data:`PYTHON_TASKS_OPTION` in force."""
-    given = options.get(PYTHON_TASKS_OPTION) if options else None
-    return max(1, int(given)) if given else max(1, 2 * spark.sparkContext.defaultParallelism)
+def index_parallelism(ctx, kind: str) -> int:
+    """Java's ``hoodie.simple.index.parallelism`` / ``hoodie.bloom.index.parallelism``: the Spark partitions of
+    the index's shuffle; 0 (Java 1.x's default): chosen from the workload (:func:`python_tasks`)."""
+    return whole_option(ctx, INDEX_PARALLELISM[kind], 0)
+
+
+def python_tasks(spark, ctx) -> int:
+    """The :data:`PYTHON_TASKS_OPTION` in force (0 or unset: 2 x Spark's default parallelism)."""
+    return max(1, whole_option(ctx, PYTHON_TASKS_OPTION, 0) or 2 * spark.sparkContext.defaultParallelism)
 
 
 @dataclass(frozen=True)
@@ -417,7 +420,7 @@ def _slot_keys(spark, n: int) -> np.ndarray:
     raise RuntimeError("no hash key for a Spark partition")  # unreachable in practice
 
 
-def partition_by_file_group(df, ctx, options):
+def partition_by_file_group(df, ctx):
     """(the rows to write, the :class:`Profile`, the frames persisted on the way, to unpersist after the write):
     ``df`` tagged and shuffled so that each bucket (a touched file group, or a new one) is in exactly one
     Spark partition; its extra columns :data:`TAG_FILE_ID` and :data:`TAG_PARTITION` go to the writer tasks."""
@@ -425,9 +428,9 @@ def partition_by_file_group(df, ctx, options):
     from pyspark.sql import functions as F
 
     spark = df.sparkSession
-    tasks = python_tasks(spark, options)
-    cap = int(options.get(SHUFFLE_PARTITIONS_OPTION) or 0) or None
-    task_rows = int(options.get(TASK_ROWS_OPTION) or TASK_ROWS_DEFAULT)
+    tasks = python_tasks(spark, ctx)
+    cap = whole_option(ctx, SHUFFLE_PARTITIONS_OPTION, 0) or None
+    task_rows = whole_option(ctx, TASK_ROWS_OPTION, TASK_ROWS_DEFAULT) or TASK_ROWS_DEFAULT
     tagged, key, held = tag(df, ctx, tasks)
     if ctx.operation == "delete":
         tagged = tagged.filter(F.col(ORDINAL).isNotNull())

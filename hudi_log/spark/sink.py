@@ -243,7 +243,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
         raise
     held = []
     try:
-        routed, _, held = partition_by_file_group(df, tx.context, options)
+        routed, _, held = partition_by_file_group(df, tx.context)
         fd, handoff = tempfile.mkstemp(prefix="hudi_log-tx-", suffix=".pickle")
         with os.fdopen(fd, "wb") as f:
             pickle.dump((tx, aside, False), f)
