@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Mapping, Optional, Union
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 
 from .errors import HudiLogError
@@ -506,10 +507,20 @@ def arrow_location(path) -> tuple[str, Optional[pafs.FileSystem]]:
     return str(p), None
 
 
-def read_parquet(path, columns=None):
+def read_parquet(path, columns=None, *, present_only: bool = False):
+    """A Parquet file as an Arrow table: all its columns, or ``columns`` (top-level names; one the file does not
+    have is an error, or left out with ``present_only``). Through ``ParquetFile``, not ``read_table``, which
+    sets a dataset up for each file (259 files of 3,900 rows: 0.28 s against 0.39 s on one thread)."""
     import pyarrow.parquet as pq
     where, fs = arrow_location(path)
-    return pq.read_table(where, columns=columns, filesystem=fs)
+    with pq.ParquetFile(where, filesystem=fs) as f:
+        if columns is not None:
+            names = set(f.schema_arrow.names)
+            missing = [c for c in columns if c not in names]
+            if missing and not present_only:  # ParquetFile.read would leave it out silently
+                raise pa.ArrowInvalid(f"{path}: no column {missing[0]!r} in the Parquet file")
+            columns = [c for c in columns if c in names]
+        return f.read(columns=columns)
 
 
 def _read_footer(path, read):

@@ -38,6 +38,23 @@ def test_plan_slices_equal_read_table_on_every_corpus_query(corpus_tables):
     assert checked > 100
 
 
+def test_read_parquet_refuses_a_column_the_file_lacks_unless_told(tmp_path):
+    """pyarrow's ParquetFile.read leaves an unknown column out silently; read_parquet names it instead, and
+    leaves it out only for a projected slice read (whose conform fills it with nulls)."""
+    import pyarrow.parquet as pq
+    import pytest
+
+    from hudi_log.paths import read_parquet
+
+    path = tmp_path / "f.parquet"
+    pq.write_table(pa.table({"a": [1, 2], "b": ["x", "y"]}), path)
+    assert read_parquet(path).column_names == ["a", "b"]
+    assert read_parquet(path, columns=["b"]).to_pydict() == {"b": ["x", "y"]}
+    with pytest.raises(pa.ArrowInvalid, match="no column 'c'"):
+        read_parquet(path, columns=["b", "c"])
+    assert read_parquet(path, columns=["c", "a"], present_only=True).column_names == ["a"]
+
+
 def test_tasks_pickle_and_read_in_worker_processes(corpus_tables):
     root = corpus_tables["quickstart_trips_table_mor_avro_v8_trips_8i3u1d"]
     plan = HudiTable(root).plan()
