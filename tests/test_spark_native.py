@@ -99,6 +99,36 @@ def test_merge_on_read_unions_compacted_slices_with_merged_ones(spark, tmp_path)
     same_rows(after.toArrow(), read_table(path))
 
 
+def test_columns_reach_both_halves_of_a_read(spark, tmp_path):
+    """``read(..., columns=)`` / option hudi_log.read.columns: both Spark's Parquet scan and the data source's
+    merged slices hand over only those columns (a select after a Python data source cannot narrow what it
+    reads), in the order given, each once; the rows are the whole read's, projected. An unknown column, or
+    columns on a CDC query, is an error naming the option."""
+    from hudi_log.spark.source import COLUMNS, HudiReadError
+
+    path = str(tmp_path / "mor")
+    o = opts("MERGE_ON_READ")
+    write_table(path, rows(range(10), 1, "eu"), "insert", o)
+    write_table(path, rows(range(100, 110), 1, "us"), "insert", o)
+    write_table(path, rows(range(5), 2, "eu"), "upsert", o)  # eu gets a log file
+    cols = ["name", "_hoodie_commit_time", "id"]
+    want = read_table(path).select(cols)
+    for df in (read(spark, path, columns=cols), read(spark, path, {COLUMNS: " name,_hoodie_commit_time , id,name"}),
+               spark.read.format("hudi_log").option(COLUMNS, ",".join(cols)).load(path)):
+        assert df.columns == cols
+        same_rows(df.toArrow(), want)
+    df = read(spark, path, columns=cols)
+    assert scans(df) == (True, True)
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "ReadSchema: struct<name:string,_hoodie_commit_time:string,id:string>" in plan, plan
+    assert {r.name for r in df.where("id = 'k1'").collect()} == {"n1@2"}
+    with pytest.raises(HudiReadError, match="option hudi_log.read.columns: the table has no column 'nope'"):
+        read(spark, path, columns=["id", "nope"])
+    with pytest.raises(Exception, match="option hudi_log.read.columns: a CDC query"):
+        (spark.read.format("hudi_log").option(QUERY_TYPE, "incremental").option("hoodie.datasource.read.begin.instanttime", "0")
+         .option("hoodie.datasource.query.incremental.format", "cdc").option(COLUMNS, "id").load(path).collect())
+
+
 def test_an_older_file_without_a_newer_column_reads_it_as_null(spark, tmp_path):
     path = str(tmp_path / "evolved")
     o = opts("COPY_ON_WRITE")

@@ -33,13 +33,14 @@ def register(spark) -> None:
     spark.dataSource.register(HudiDataSource)
 
 
-def read(spark, path: str, options: dict | None = None):
+def read(spark, path: str, options: dict | None = None, columns=None):
     """The Hudi table at ``path`` as a DataFrame (Hudi's read option names); base-only slices are read by
-    Spark's Parquet scan, merged ones by the ``hudi_log`` data source."""
+    Spark's Parquet scan, merged ones by the ``hudi_log`` data source. ``columns``: only these are read and
+    handed to Spark (a later ``select`` cannot tell a Python data source)."""
     from .native import read as _read
 
     register(spark)
-    return _read(spark, path, options)
+    return _read(spark, path, options, columns)
 
 
 def write(df, path: str, options: dict | None = None, mode: str = "append"):

@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 
 import pyarrow as pa
 
-from .source import PARALLELISM, PLANNED_AT, QUERY_TYPE, HudiReadError, _plan, spark_arrow_schema
+from .source import COLUMNS, PARALLELISM, PLANNED_AT, QUERY_TYPE, HudiReadError, _plan, spark_arrow_schema
 
 #: (internal) JSON list of the base file names the Parquet scan reads; the data source skips them
 NATIVE_FILES = "hudi_log.read.native.files"
@@ -73,16 +73,19 @@ def _parallelism(spark) -> dict:
         return {}
 
 
-def read(spark, path: str, options: dict | None = None):
+def read(spark, path: str, options: dict | None = None, columns=None):
     """The Hudi table at ``path`` as a DataFrame, with the ``hudi_log`` data source's options
     (:mod:`hudi_log.spark.source`): base-only slices through Spark's Parquet scan, merged ones through the
-    data source."""
+    data source. ``columns``: only these (the data source's ``hudi_log.read.columns``), read from the files
+    and handed to Spark; a ``select`` after the read cannot tell the data source."""
     from .cdc import is_cdc_query
 
     if _local(path) and not path.startswith("file://"):
         # Spark's JVM and its Python workers resolve a relative path against their own working directory
         path = os.path.abspath(path)
     opts = {k: str(v) for k, v in (options or {}).items() if k != "path"}
+    if columns is not None:
+        opts[COLUMNS] = ",".join(columns)
     query = (opts.get(QUERY_TYPE) or "snapshot").lower()
     source = spark.read.format("hudi_log").options(**opts)
     if query == "incremental" or is_cdc_query(opts):

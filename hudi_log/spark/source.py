@@ -25,12 +25,16 @@ Spark would drop are not sent to it; never before the merge, where a log record 
 applies every filter to the rows: the pushdown only ever sends fewer rows, never decides alone. Floats stay
 with Spark (its NaN is equal to itself and above every number; Arrow's comparisons say false), and so do
 timestamps and decimals, whose Python values Spark hands over in other units and zones. The Python data
-source API of PySpark 4 has no column pruning, so every column is read.
+source API of PySpark 4 has no column pruning, so every column is read unless the reader names them.
 
 Both happen only on a Spark that keeps a pushdown's read plan with its own scan (:func:`scan_scoped_pushdown`).
 Spark up to 4.3 keeps it on the data source that every scan of one DataFrame shares, so after
 ``df.where("city = 'x'").count()`` a plain ``df.count()`` read the narrowed slices again and counted only
 city x's rows. There, filters stay with Spark alone and every slice is read.
+
+Option ``hudi_log.read.columns`` (comma-separated; :data:`COLUMNS`) is the projection that API cannot
+express: only those columns, and the ones the merge needs, are read from base files and decoded from log
+blocks (:func:`hudi_log.table.read.query.read_slice`), and only those are handed to Spark.
 
 Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink` (``writeStream``) and
 :mod:`hudi_log.spark.stream_source` (``readStream``).
@@ -64,6 +68,10 @@ BEGIN = "hoodie.datasource.read.begin.instanttime"
 END = "hoodie.datasource.read.end.instanttime"
 #: "true": a missing or damaged committed file fails the read (IntegrityError) instead of a warning
 STRICT = "hudi_log.read.strict"
+#: the columns to read, comma-separated (default: all). PySpark's Python data sources are not told which
+#: columns a query uses, so this is how a projection reaches the slices: only these columns and those the
+#: merge needs (keys, ordering values, delete markers) are read from the files and handed to Spark
+COLUMNS = "hudi_log.read.columns"
 #: file slices smaller than this are grouped into one input partition (up to this many bytes)
 TARGET_PARTITION_BYTES = 32 << 20
 MAX_SLICES_PER_PARTITION = 64
@@ -114,7 +122,22 @@ def _plan(options, filters=()):
         # the half of hudi_log.spark.read the driver left to this source: the same instant as the driver's
         # plan (checked there), which a later commit must not move
         args, validate = {**args, "as_of": planned}, False
-    return HudiTable(path).plan(**args, filters=list(filters) or None, strict=strict, validate=validate)
+    plan = HudiTable(path).plan(**args, filters=list(filters) or None, strict=strict, validate=validate)
+    columns = read_columns(options)
+    if columns:
+        names = plan.context.table_schema.names
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise HudiReadError(path, f"option {COLUMNS}: the table has no column {unknown[0]!r} (it has "
+                                f"{', '.join(names)})")
+        plan = replace(plan, context=replace(plan.context, columns=columns))
+    return plan
+
+
+def read_columns(options) -> tuple[str, ...]:
+    """The :data:`COLUMNS` option's names, in order, each once."""
+    given = options.get(COLUMNS) or ""
+    return tuple(dict.fromkeys(c.strip() for c in str(given).split(",") if c.strip()))
 
 
 def spark_arrow_schema(schema: pa.Schema):
@@ -265,6 +288,9 @@ class HudiDataSource(DataSource):
         if self._is_cdc():  # Hudi's CDC rows: op, ts_ms, before, after (hudi_log.spark.cdc)
             from .cdc import cdc_spark_schema
 
+            if read_columns(self.options):
+                raise HudiReadError(self.options.get("path") or "<options>",
+                                    f"option {COLUMNS}: a CDC query's rows are op, ts_ms, before and after")
             return cdc_spark_schema()
         return spark_arrow_schema(self._read_plan().schema)[0]
 

@@ -26,7 +26,9 @@ city) is made in Spark and cached. Then, in the same session:
   Spark's ``noop`` sink — against hudi-rs (PyPI ``hudi``) reading the same snapshot into Arrow in this
   process, and against Spark reading the same rows from the Parquet baseline into the ``noop`` sink (a
   ``count()`` of Parquet would read footers only); and ``hudi_log.spark.read`` (base-only slices by Spark's
-  Parquet scan, :mod:`hudi_log.spark.native`) of the snapshot and of the read-optimized view;
+  Parquet scan, :mod:`hudi_log.spark.native`) of the snapshot and of the read-optimized view, and of the
+  snapshot's data columns alone (``columns=``: the columns the Parquet baseline holds, the meta columns left
+  in the files);
 * the floor of the Python data source API: a trivial Python data source that reads the Parquet baseline's
   files with pyarrow and hands the rows to Spark (no merge, no Hudi), into the ``noop`` sink;
 * the driver's peak memory during the upserts: the Python driver process's peak resident set, its
@@ -233,7 +235,7 @@ def main(argv=None) -> int:
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
         rss_before, rss_peak = rss_mb(), 0.0
         ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
-        api_reads, ro_reads, floor_reads = [], [], []
+        api_reads, ro_reads, floor_reads, col_reads = [], [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
             df = (df.repartition(args.partitions) if args.partitions else df).cache()
@@ -256,12 +258,13 @@ def main(argv=None) -> int:
             ups.append(t_up)
             ups_nc.append(t_nc)
             df.unpersist()
-            t_rd = t_rs = t_prd = t_api = t_ro = t_floor = float("nan")
+            t_rd = t_rs = t_prd = t_api = t_ro = t_floor = t_cols = float("nan")
             if not args.no_reads:
                 t_rd, _ = timed(lambda: full_read(spark.read.format("hudi_log").load(table)))
                 t_api, _ = timed(lambda: full_read(spark_read(spark, table)))
                 t_ro, _ = timed(lambda: full_read(spark_read(spark, table,
                                                              {"hoodie.datasource.query.type": "read_optimized"})))
+                t_cols, _ = timed(lambda: full_read(spark_read(spark, table, columns=df.columns)))
                 t_prd, _ = timed(lambda: full_read(spark.read.parquet(parquet)))
                 floor = register_floor(spark, parquet)
                 t_floor, _ = timed(lambda: full_read(spark.read.format(floor).load()))
@@ -271,6 +274,7 @@ def main(argv=None) -> int:
             reads.append(t_rd)
             api_reads.append(t_api)
             ro_reads.append(t_ro)
+            col_reads.append(t_cols)
             floor_reads.append(t_floor)
             rs_reads.append(t_rs)
             pq_reads.append(t_prd)
@@ -304,7 +308,7 @@ def main(argv=None) -> int:
         m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
                                                    ("hudi-rs", rs_reads), ("parquet-read", pq_reads),
                                                    ("api-read", api_reads), ("ro-read", ro_reads),
-                                                   ("floor", floor_reads))}
+                                                   ("floor", floor_reads), ("cols-read", col_reads))}
         print(f"\n{args.n:,} rows, {args.table_type}, master {args.master}, {args.index} index, "
               f"input partitions {partitions}, median of {args.repeat}:")
         (b_n, b_size, b_t), (a_n, a_size, a_t) = sizes["before"], sizes["after"]
@@ -331,6 +335,8 @@ def main(argv=None) -> int:
               f"(/ Spark's Parquet read), {m['api-read'] / m['hudi-rs']:.2f} (/ hudi-rs)")
         print(f"  ... read_optimized    {m['ro-read']:8.2f}s   ratio {m['ro-read'] / m['parquet-read']:.2f} "
               "(/ Spark's Parquet read)")
+        print(f"  ... data columns      {m['cols-read']:8.2f}s   ratio {m['cols-read'] / m['parquet-read']:.2f} "
+              "(the snapshot's columns the Parquet baseline has, columns=; / Spark's Parquet read)")
         print(f"  Python data source    {m['floor']:8.2f}s   ratio {m['floor'] / m['parquet-read']:.2f} (the Parquet "
               "baseline's rows handed over by a Python data source that only reads them: the API's floor)")
         if compacted:

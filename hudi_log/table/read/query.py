@@ -379,13 +379,34 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     ctx = plan_or_context.context if isinstance(plan_or_context, ReadPlan) else plan_or_context
     schema = ctx.table_schema
     table = None
+    read = _read_schema(ctx) if vectorized else None
+    if read is not None:  # a projection: only its columns and the merge's are read and decoded
+        base = None
+        if task.base_file is not None:
+            base = conform(read_parquet(task.base_file, columns=read.names, present_only=True), read, strict=False)
+        table = _merge_vectorized(ctx, task, base, read)
+        if table is not None:
+            return _finish(ctx, table)
     # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
     base = conform(read_parquet(task.base_file), schema, strict=False) if task.base_file is not None else None
-    if vectorized:
+    if vectorized and read is None:
         table = _merge_vectorized(ctx, task, base, schema)
     if table is None:
         table = _rows_table(ctx, _slice_rows(ctx, task, base), schema)
     return _finish(ctx, table)
+
+
+def _read_schema(ctx: ReadContext) -> pa.Schema | None:
+    """The columns a projected read of a slice needs (the projection's, the filters', the merge's: record keys,
+    ordering values, delete markers; an incremental query's commit time), in the table's order; None without
+    a projection, or where it needs every column. The merge picks whole records (event-time or commit-time
+    ordering), so which record wins never depends on the columns left out."""
+    if not ctx.columns:
+        return None
+    wanted = set(ctx.columns) | {f[0] for f in ctx.filters} | set(MERGE_COLUMNS) | set(ctx.key_fields) \
+        | set(ctx.ordering_fields) | ({"_hoodie_commit_time"} if ctx.query == "incremental" else set())
+    fields = [f for f in ctx.table_schema if f.name in wanted]
+    return None if len(fields) == len(ctx.table_schema) else pa.schema(fields)
 
 
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
