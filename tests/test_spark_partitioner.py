@@ -328,6 +328,25 @@ def test_the_index_join_shuffles_into_the_python_tasks_not_200(spark, tmp_path, 
     assert ", 200)" not in plan
 
 
+def test_the_slot_keys_land_where_spark_hash_partitions_them(spark):
+    """The routing hides each bucket's Spark partition in a long that repartition(n, col) sends there: found on
+    the driver with Spark's Murmur3 of a long (seed 42) and pmod, checked against Spark itself."""
+    import numpy as np
+    from pyspark.sql import functions as F
+
+    from hudi_log.spark.partitioner import _slot_keys, spark_hash_partition
+
+    edge = [0, 1, -1, 2**31, -2**31, 2**32 + 5, 2**63 - 1, -2**63, 123456789012345]
+    df = spark.createDataFrame([(v,) for v in edge], "v long").union(spark.range(3000).select(F.col("id").alias("v")))
+    for n in (1, 3, 7, 200, 1000):
+        got = df.select("v", F.pmod(F.hash("v"), F.lit(n)).alias("s")).collect()
+        assert spark_hash_partition(np.array([r.v for r in got], np.int64), n).tolist() == [r.s for r in got], n
+        keys = _slot_keys(n)
+        placed = (spark.createDataFrame([(int(k),) for k in keys], "v long").repartition(n, "v")
+                  .select(F.spark_partition_id().alias("p"), "v").collect())
+        assert sorted((r.p, r.v) for r in placed) == [(i, int(keys[i])) for i in range(n)], n
+
+
 @pytest.mark.parametrize("cached", [True, False])
 def test_a_cached_input_is_not_persisted_again(spark, tmp_path, monkeypatch, cached):
     """A partitioned table's upsert reads its input three times (the partitions for pruning, the join, then the

@@ -402,19 +402,38 @@ def bucket_slots(prof: Profile) -> np.ndarray:
     return out
 
 
-def _slot_keys(spark, n: int) -> np.ndarray:
-    """For each Spark partition 0..n-1, a long whose Spark hash partitioning (``pmod(murmur3(v, 42), n)``,
-    what ``repartition(n, col)`` computes) lands on it."""
-    from pyspark.sql import functions as F
+def spark_hash_partition(values: np.ndarray, n: int) -> np.ndarray:
+    """The Spark partition ``repartition(n, col)`` puts each long of ``values`` in: ``pmod(hash(v), n)``, where
+    ``hash`` is Spark's Murmur3 of a long (``Murmur3_x86_32.hashLong``, seed 42), computed here in numpy
+    with Java's 32-bit wrap-around."""
+    def rotl(x, r):
+        return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
+    def mix(h, k):
+        k = rotl(k * np.uint32(0xCC9E2D51), 15) * np.uint32(0x1B873593)
+        return rotl(h ^ k, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+
+    v = np.asarray(values, np.int64).view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix(np.full(v.shape, 42, np.uint32), (v & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        h = mix(h, (v >> np.uint64(32)).astype(np.uint32)) ^ np.uint32(8)
+        h = (h ^ (h >> np.uint32(16))) * np.uint32(0x85EBCA6B)
+        h = (h ^ (h >> np.uint32(13))) * np.uint32(0xC2B2AE35)
+        h = h ^ (h >> np.uint32(16))
+    return h.view(np.int32).astype(np.int64) % n  # Python's and numpy's % are Spark's pmod for n > 0
+
+
+def _slot_keys(n: int) -> np.ndarray:
+    """For each Spark partition 0..n-1, a long whose Spark hash partitioning (:func:`spark_hash_partition`,
+    what ``repartition(n, col)`` computes) lands on it: the smallest, found on the driver without a Spark job."""
     found = np.full(n, -1, np.int64)
     span = 64 * n
     for lo in range(0, 1 << 40, span):  # 64 draws per partition: a miss is (1-1/n)^(64n) ~ e^-64
-        rows = (spark.range(lo, lo + span).select(F.pmod(F.hash("id"), F.lit(n)).alias("s"), "id")
-                .groupBy("s").agg(F.min("id")).collect())
-        for s, v in rows:
-            if found[s] < 0:
-                found[s] = v
+        ids = np.arange(lo, lo + span, dtype=np.int64)
+        slots = spark_hash_partition(ids, n)
+        hit, first = np.unique(slots, return_index=True)  # each slot's smallest id in this span
+        new = found[hit] < 0
+        found[hit[new]] = ids[first[new]]
         if (found >= 0).all():
             return found
     raise RuntimeError("no hash key for a Spark partition")  # unreachable in practice
@@ -445,7 +464,7 @@ def partition_by_file_group(df, ctx):
             frame.unpersist()
         raise
     ctx.merge_file_ids = prof.merge_file_ids  # the writer tasks rewrite these MOR groups (small files)
-    keys = _slot_keys(spark, prof.tasks)
+    keys = _slot_keys(prof.tasks)
     to_task = keys[bucket_slots(prof)]  # bucket -> the hash key of its Spark partition
     # Each row's bucket in Spark expressions (no Python pass over the rows): an update's is its file
     # group's; a new key's is found from r = pmod(xxhash64(key), the partition's new rows) among the
