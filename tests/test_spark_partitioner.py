@@ -383,6 +383,32 @@ def test_a_cached_input_is_not_persisted_again(spark, tmp_path, monkeypatch, cac
     assert df.is_cached == cached
 
 
+def test_the_index_join_hashes_within_a_memory_bound_else_sorts(spark, tmp_path, monkeypatch):
+    """The index join is a shuffled hash join (no sort), its partitions sized so that none holds more existing
+    keys than hudi_log.write.index.hash.join.keys, counted from the table's file bytes at 8 bytes a key (more
+    partitions than the Python tasks where the table needs them); where Java's parallelism option pins fewer
+    partitions than that bound needs, it is a sort-merge join, which spills instead."""
+    import math
+
+    tasks = {"hudi_log.write.python.tasks": "3"}
+    plan = _upsert_plan(spark, tmp_path / "a", monkeypatch, "SIMPLE", tasks)
+    assert "ShuffledHashJoin" in plan and "SortMergeJoin" not in plan, plan
+    assert JOIN_EXCHANGE.findall(plan) == ["3", "3"]
+    # the bound below what the table's files may hold: more partitions, still a hash join
+    plan = _upsert_plan(spark, tmp_path / "b", monkeypatch, "SIMPLE", {**tasks, "hudi_log.write.index.hash.join.keys": "10000"})
+    base = list((tmp_path / "b").rglob("*.parquet"))
+    assert len({f.stem.rsplit("_", 1)[1] for f in base}) == 1  # the insert's files, as the upsert found them
+    keys = sum(f.stat().st_size for f in base) // 8
+    n = str(math.ceil(keys / 10000))
+    assert int(n) > 3 and JOIN_EXCHANGE.findall(plan) == [n, n], (keys, plan)
+    assert "ShuffledHashJoin" in plan
+    plan = _upsert_plan(spark, tmp_path / "c", monkeypatch, "SIMPLE",
+                        {**tasks, "hudi_log.write.index.hash.join.keys": "10000", "hoodie.simple.index.parallelism": "5"})
+    assert "SortMergeJoin" in plan and "ShuffledHashJoin" not in plan and JOIN_EXCHANGE.findall(plan) == ["5", "5"]
+    plan = _upsert_plan(spark, tmp_path / "d", monkeypatch, "SIMPLE", {**tasks, "hudi_log.write.index.hash.join.keys": "0"})
+    assert "SortMergeJoin" in plan and JOIN_EXCHANGE.findall(plan) == ["3", "3"]
+
+
 def test_bloom_index_parallelism_sets_its_shuffles(spark, tmp_path, monkeypatch):
     """Java's hoodie.bloom.index.parallelism: the candidates' shuffle by file group and the join's, both."""
     plan = _upsert_plan(spark, tmp_path, monkeypatch, "BLOOM", {"hoodie.bloom.index.parallelism": "5"})

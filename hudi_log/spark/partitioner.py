@@ -64,6 +64,14 @@ TASK_ROWS_OPTION = "hudi_log.write.task.max.rows"
 TASK_ROWS_DEFAULT = 1_000_000
 #: Java's options for the partitions of the index lookup's shuffle, by ``hoodie.index.type``
 INDEX_PARALLELISM = {"SIMPLE": "hoodie.simple.index.parallelism", "BLOOM": "hoodie.bloom.index.parallelism"}
+#: the most existing keys one partition of the index join may hold in memory, as the hash table of Spark's
+#: shuffled hash join (no sort of either side; Spark does not spill that table). Counted from the bytes of
+#: the files the keys are read from at :data:`KEY_BYTES_FLOOR` bytes a key, which no Hudi file beats, so the
+#: real number is lower. Where the join's partitions would hold more (Java's parallelism option given too
+#: small, sizes unknown) it is a sort-merge join. 0: always sort-merge
+HASH_JOIN_KEYS_OPTION = "hudi_log.write.index.hash.join.keys"
+HASH_JOIN_KEYS = 2_000_000
+KEY_BYTES_FLOOR = 8
 
 
 def whole_option(ctx, key: str, default: int) -> int:
@@ -87,6 +95,17 @@ def index_parallelism(ctx, kind: str) -> int:
 def python_tasks(spark, ctx) -> int:
     """The :data:`PYTHON_TASKS_OPTION` in force (0 or unset: 2 x Spark's default parallelism)."""
     return max(1, whole_option(ctx, PYTHON_TASKS_OPTION, 0) or 2 * spark.sparkContext.defaultParallelism)
+
+
+def join_partitions(ctx, index: FileGroupIndex, given: int, tasks: int) -> tuple[int, bool]:
+    """(the index join's partitions, whether it is a shuffled hash join): Java's parallelism where given, else
+    the Python tasks, or more so that no partition's hash table exceeds :data:`HASH_JOIN_KEYS_OPTION` keys
+    (estimated from the files' bytes); a hash join only where each partition stays within that."""
+    cap = whole_option(ctx, HASH_JOIN_KEYS_OPTION, HASH_JOIN_KEYS)
+    unknown = any(g.key_bytes <= 0 and (g.base_file or g.key_logs) for g in index.groups)
+    keys = sum(g.key_bytes for g in index.groups) // KEY_BYTES_FLOOR
+    n = given or max(tasks, -(-keys // cap) if cap and not unknown else 0)
+    return n, bool(cap) and not unknown and keys <= cap * n
 
 
 @dataclass(frozen=True)
@@ -225,11 +244,12 @@ def tag(df, ctx, tasks: int | None = None):
     # default): the aggregate and the join keep that partitioning, so each side is shuffled once, and a map
     # task writes a few shuffle blocks instead of 200 (measured at 1M keys on 2 cores: the existing keys'
     # shuffle took 1.3 s more into 200 partitions than into 8)
-    n = given or tasks or keyed.sparkSession.sparkContext.defaultParallelism
+    n, hash_join = join_partitions(ctx, index, given, tasks or keyed.sparkSession.sparkContext.defaultParallelism)
     best = existing.repartition(n, H1, H2).groupBy(H1, H2).agg(F.max(rank).alias("m"))
     best = best.select(H1, H2, (F.col("m") % F.lit(1 << 32)).cast("int").alias(ORDINAL))
     incoming = keyed.select("*", *hashed(key, F.col(TAG_PARTITION))).repartition(n, H1, H2)
-    tagged = incoming.join(best, on=[H1, H2], how="left").drop(H1, H2)
+    # a hash join on the existing keys' side sorts neither side (10M rows: the join's stage 16.2 -> 12.8 s)
+    tagged = incoming.join(best.hint("shuffle_hash") if hash_join else best, on=[H1, H2], how="left").drop(H1, H2)
     if keys_only:  # a delete given keys only goes to the partition where the key was found
         tagged = tagged.join(groups, on=ORDINAL, how="left")
         tagged = tagged.withColumn(TAG_PARTITION, F.coalesce(F.col("_found"), F.lit(""))).drop("_found")

@@ -85,6 +85,9 @@ class GroupFacts:
     key_range: tuple[str, str] | None = None
     #: some log of the slice deleted keys (or its metadata is unreadable): which keys are live takes a merge
     deletes: bool = False
+    #: bytes of the files its keys are read from (the base file, and the logs when they took inserts): bounds
+    #: how many keys it holds (0: unknown)
+    key_bytes: int = 0
 
     @property
     def prunable(self) -> bool:
@@ -162,7 +165,8 @@ def plan_index(table_path, props: TableProperties, timeline: Timeline, groups: M
             n, g.partition, g.file_id, t.base_file if t is not None else g.base_file,
             tuple(f for f, c in zip(logs, known) if c is None or c[0]), logs,
             t.base_instant if t is not None else g.base_instant,
-            deletes=any(c is None or c[1] for c in known)))
+            deletes=any(c is None or c[1] for c in known),
+            key_bytes=g.base_size + (max(g.size - g.base_size, 0) if any(c is None or c[0] for c in known) else 0)))
     return FileGroupIndex(kind, str(table_path), tuple(facts), read_context)
 
 
