@@ -243,12 +243,12 @@ def tag(df, ctx, tasks: int | None = None):
     # hoodie.{simple,bloom}.index.parallelism, where given), not into spark.sql.shuffle.partitions (200 by
     # default): the aggregate and the join keep that partitioning, so each side is shuffled once, and a map
     # task writes a few shuffle blocks instead of 200 (measured at 1M keys on 2 cores: the existing keys'
-    # shuffle took 1.3 s more into 200 partitions than into 8)
+    # shuffle took 1.3 s more into 200 partitions than into 8); more where the hash join's bound needs them
     n, hash_join = join_partitions(ctx, index, given, tasks or keyed.sparkSession.sparkContext.defaultParallelism)
     best = existing.repartition(n, H1, H2).groupBy(H1, H2).agg(F.max(rank).alias("m"))
     best = best.select(H1, H2, (F.col("m") % F.lit(1 << 32)).cast("int").alias(ORDINAL))
     incoming = keyed.select("*", *hashed(key, F.col(TAG_PARTITION))).repartition(n, H1, H2)
-    # a hash join on the existing keys' side sorts neither side (10M rows: the join's stage 16.2 -> 12.8 s)
+    # a hash join on the existing keys' side sorts neither side (10M rows: the join's stage 16.2 -> 12.6 s)
     tagged = incoming.join(best.hint("shuffle_hash") if hash_join else best, on=[H1, H2], how="left").drop(H1, H2)
     if keys_only:  # a delete given keys only goes to the partition where the key was found
         tagged = tagged.join(groups, on=ORDINAL, how="left")
