@@ -82,8 +82,14 @@ def whole_option(ctx, key: str, default: int) -> int:
 
     value = str(option(ctx.options or {}, key, default=str(default))).strip()
     if not value.isdigit():
-        raise WriteError(ctx.table_path, f"{key}={value!r}: give a whole number (0: chosen from the workload)")
+        raise WriteError(ctx.table_path, f"{key}={value!r}: give a whole number")
     return int(value)
+
+
+def release(held) -> None:
+    """Unpersist the frames :func:`partition_by_file_group` persisted."""
+    for frame in held:
+        frame.unpersist()
 
 
 def index_parallelism(ctx, kind: str) -> int:
@@ -480,8 +486,7 @@ def partition_by_file_group(df, ctx):
     try:
         prof = profile(tagged, key, ctx, cap, tasks=tasks, task_rows=task_rows)
     except BaseException:  # refused (a null or empty key, a ".." partition): nothing is left persisted
-        for frame in held:
-            frame.unpersist()
+        release(held)
         raise
     ctx.merge_file_ids = prof.merge_file_ids  # the writer tasks rewrite these MOR groups (small files)
     keys = _slot_keys(prof.tasks)
@@ -532,4 +537,4 @@ def partition_by_file_group(df, ctx):
 
 
 __all__ = ["PYTHON_TASKS_OPTION", "Profile", "SHUFFLE_PARTITIONS_OPTION", "TASK_ROWS_OPTION", "bucket_slots",
-           "make_profile", "partition_by_file_group", "profile", "tag"]
+           "make_profile", "partition_by_file_group", "profile", "release", "tag"]

@@ -233,7 +233,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
     if mode not in ("append", "overwrite"):
         raise WriteError(path, f"mode {mode!r}: use append or overwrite")
     from ..table.write.client import begin_write
-    from .partitioner import partition_by_file_group
+    from .partitioner import partition_by_file_group, release
 
     aside = move_aside(path) if mode == "overwrite" else None
     try:
@@ -248,8 +248,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
         with os.fdopen(fd, "wb") as f:
             pickle.dump((tx, aside, False), f)
     except BaseException:
-        for frame in held:
-            frame.unpersist()
+        release(held)
         tx.abort()
         restore(path, aside)
         raise
@@ -257,8 +256,7 @@ def write(df, path: str, options: dict, mode: str = "append"):
         (routed.write.format("hudi_log").options(**{k: str(v) for k, v in options.items()})
          .option(TRANSACTION_OPTION, handoff).mode("append").save(path))
     finally:
-        for frame in held:
-            frame.unpersist()
+        release(held)
         if os.path.exists(handoff):  # the data source never started: nothing took the transaction over
             os.unlink(handoff)
             tx.abort()

@@ -161,12 +161,12 @@ def plan_index(table_path, props: TableProperties, timeline: Timeline, groups: M
         t = slices.get((g.partition, g.file_id))
         logs = tuple(t.log_files) if t is not None else ()
         known = [counts.get(Path(f).name) for f in logs]
+        key_logs = tuple(f for f, c in zip(logs, known) if c is None or c[0])
         facts.append(GroupFacts(
-            n, g.partition, g.file_id, t.base_file if t is not None else g.base_file,
-            tuple(f for f, c in zip(logs, known) if c is None or c[0]), logs,
+            n, g.partition, g.file_id, t.base_file if t is not None else g.base_file, key_logs, logs,
             t.base_instant if t is not None else g.base_instant,
             deletes=any(c is None or c[1] for c in known),
-            key_bytes=g.base_size + (max(g.size - g.base_size, 0) if any(c is None or c[0] for c in known) else 0)))
+            key_bytes=g.base_size + (max(g.size - g.base_size, 0) if key_logs else 0)))
     return FileGroupIndex(kind, str(table_path), tuple(facts), read_context)
 
 
