@@ -11,6 +11,12 @@ city) is made in Spark and cached. Then, in the same session:
 * upsert: ``hudi_log.spark.write(df, table, upsert)`` into a table that already holds those N keys
   (inserted once, untimed), so every row is an update: the index lookup, routing, shuffle, the writes
   (MOR: Avro log blocks; COW: base files rewritten) and the commit;
+* Spark alone, the same work (a peer: no Python, no Hudi files): the table's existing keys and file ids
+  read from its latest base files by Spark's Parquet scan, joined with the input (the shuffled hash join
+  the upsert uses), the rows shuffled by file id (each group's rows in one Spark partition; as many
+  partitions as the upsert's Python tasks) and written as Parquet. It is the SIMPLE index's join and Java's routing of an
+  all-update upsert in Spark's own code, the least any SIMPLE-index upsert on Spark (Java Hudi's included)
+  can cost: the upsert is reported against it too;
 * upsert, no combine: the same with ``hoodie.combine.before.upsert=false`` (the caller vouches the keys
   are distinct, as Hudi's option says);
 * ``--partitions P``: the upsert's input DataFrame is first repartitioned to P Spark partitions (issue 17:
@@ -34,7 +40,8 @@ city) is made in Spark and cached. Then, in the same session:
 * the driver's peak memory during the upserts: the Python driver process's peak resident set, its
   ``VmHWM`` reset before each upsert (as ``tools.bench.measure`` does), against its resident set before
   the first (the bench's own index comparison and the hudi-rs reads run in this process too, so its
-  lifetime peak is not the write's; on ``local`` masters the JVM driver also runs the executors, so its
+  lifetime peak is not the write's, and a peak is never below what the process already held: the growth
+  over that is printed too; on ``local`` masters the JVM driver also runs the executors, so its
   heap is not the driver's alone).
 
 Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians are printed with
@@ -42,6 +49,7 @@ Each is run ``--repeat`` times (upserts alternate with Parquet writes); medians 
     upsert ratio = upsert time / parquet time      (goal <= 2.0; also for the no-combine upsert; each
                                                    round's own ratio is printed too: on a small machine
                                                    the Parquet write alone varies by half)
+    upsert / Spark alone = upsert time / the peer's time   (how much over Spark's own cost of the work)
     read ratio   = our read time / hudi-rs time    (goal <= 1.0: at least as fast as hudi-rs)
     read / Parquet = our read time / Spark's Parquet read  (goal <= 2.0; also for hudi_log.spark.read)
 
@@ -145,6 +153,38 @@ class CollectCounter:
         self._cls.collect = self._orig
 
 
+def latest_base_files(table: str) -> list[str]:
+    """Each file group's newest base file (the bench's tables: every key is in one)."""
+    from hudi_log.table import read_properties
+    from hudi_log.table.timeline.timeline import Timeline
+    from hudi_log.table.write.index import latest_slices
+
+    props = read_properties(table)
+    return sorted(g.base_file for g in latest_slices(table, props, Timeline(Path(table), props)).values()
+                  if g.base_file)
+
+
+def spark_alone_upsert(spark, df, files: list[str], key: str, out: str) -> None:
+    """The peer: the upsert's join and routing in Spark's own code, written as Parquet to ``out``, in as
+    many partitions as the upsert's Python tasks (two per core; the input coalesced to them, as the upsert
+    does): Spark's default 200 would shuffle 200 input partitions into 200 (40,000 shuffle files), which
+    costs more than the work itself."""
+    from pyspark.sql import functions as F
+
+    from hudi_log.format.content.meta_fields import FILE_NAME, RECORD_KEY
+
+    n = 2 * spark.sparkContext.defaultParallelism
+    existing = spark.read.parquet(*files).select(F.col(RECORD_KEY).alias("_k"),
+                                                 F.substring_index(FILE_NAME, "_", 1).alias("_fid"))
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(n))  # the join's partitions
+    try:
+        joined = df.coalesce(n).join(existing.hint("shuffle_hash"), F.col(key) == F.col("_k"), "left")
+        joined.drop("_k").repartition(n, "_fid").write.mode("overwrite").parquet(out)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+
+
 def register_floor(spark, parquet: str) -> str:
     """A Python data source that only reads the Parquet baseline's files with pyarrow and hands the rows to
     Spark: the floor of any read through PySpark's Python data source API (no merging, no Hudi), to tell
@@ -225,7 +265,7 @@ def main(argv=None) -> int:
 
     work = Path(args.keep or tempfile.mkdtemp(prefix="hudi-log-bench-spark-"))
     work.mkdir(parents=True, exist_ok=True)
-    table, parquet = str(work / "table"), str(work / "parquet")
+    table, parquet, alone = str(work / "table"), str(work / "parquet"), str(work / "spark-alone")
     spark = spark_session(args.master, app_name="hudi-log bench", conf=dict(c.split("=", 1) for c in args.conf))
     opts = {**options(args.table_type), "hoodie.index.type": args.index}
     sizing = {"hoodie.parquet.max.file.size": str(-(-args.n // args.file_groups) * 1024)} if args.file_groups else {}
@@ -233,8 +273,8 @@ def main(argv=None) -> int:
         base = make_df(spark, args.n, 0)
         t, _ = timed(lambda: write(base, table, {**opts, **sizing, "hoodie.datasource.write.operation": "insert"}))
         print(f"setup: inserted {args.n:,} rows in {t:.1f}s ({args.table_type})", flush=True)
-        rss_before, rss_peak = rss_mb(), 0.0
-        ups, ups_nc, pqs, reads, rs_reads, pq_reads, files, collected = [], [], [], [], [], [], [], []
+        rss_before, rss_peak, rss_growth = rss_mb(), 0.0, 0.0
+        ups, ups_nc, pqs, alones, reads, rs_reads, pq_reads, files, collected = ([] for _ in range(9))
         api_reads, ro_reads, floor_reads, col_reads = [], [], [], []
         for i in range(1, args.repeat + 1):
             df = make_df(spark, args.n, i)
@@ -245,18 +285,23 @@ def main(argv=None) -> int:
             counter = CollectCounter(spark)
             try:
                 _reset_peak()  # VmHWM starts over (where Linux refuses, the peak is the lifetime one)
+                rss_at = rss_mb()  # what the process already holds (the previous round's hudi-rs read, say)
                 t_up, res = timed(lambda: write(df, table, opts))
                 rss_peak = max(rss_peak, rss_mb("VmHWM"))
+                rss_growth = max(rss_growth, rss_mb("VmHWM") - rss_at)
             finally:
                 counter.close()
             assert res.updates == args.n, res
             files.append(files_per_group(table, res.instant))
             collected.append((counter.rows, counter.calls))
+            files_now = latest_base_files(table)  # listed untimed: the peer is timed on Spark's work alone
+            t_alone, _ = timed(lambda: spark_alone_upsert(spark, df, files_now, "uuid", alone))
             t_nc, res_nc = timed(lambda: write(df, table, {**opts, "hoodie.combine.before.upsert": "false"}))
             assert res_nc.updates == args.n, res_nc
             pqs.append(t_pq)
             ups.append(t_up)
             ups_nc.append(t_nc)
+            alones.append(t_alone)
             df.unpersist()
             t_rd = t_rs = t_prd = t_api = t_ro = t_floor = t_cols = float("nan")
             if not args.no_reads:
@@ -281,7 +326,8 @@ def main(argv=None) -> int:
             print(f"round {i}: input partitions {partitions}, files written {files[-1][0]} for "
                   f"{files[-1][1]} file groups, {counter.rows} rows collected to the driver in "
                   f"{counter.calls} collects", flush=True)
-            print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), no-combine upsert {t_nc:.2f}s, "
+            print(f"round {i}: parquet {t_pq:.2f}s, upsert {t_up:.2f}s ({res}), Spark alone {t_alone:.2f}s, "
+                  f"no-combine upsert {t_nc:.2f}s, "
                   f"read {t_rd:.2f}s, hudi_log.spark.read {t_api:.2f}s (read-optimized {t_ro:.2f}s), "
                   f"hudi-rs read {t_rs:.2f}s, parquet read {t_prd:.2f}s (through a Python data source {t_floor:.2f}s)",
                   flush=True)
@@ -305,7 +351,8 @@ def main(argv=None) -> int:
                              ("api", lambda: full_read(spark_read(spark, table))),
                              ("parquet", lambda: full_read(spark.read.parquet(parquet)))):
                 compacted[name] = statistics.median(timed(fn)[0] for _ in range(args.repeat))
-        m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc), ("read", reads),
+        m = {k: statistics.median(v) for k, v in (("parquet", pqs), ("upsert", ups), ("no-combine", ups_nc),
+                                                   ("alone", alones), ("read", reads),
                                                    ("hudi-rs", rs_reads), ("parquet-read", pq_reads),
                                                    ("api-read", api_reads), ("ro-read", ro_reads),
                                                    ("floor", floor_reads), ("cols-read", col_reads))}
@@ -320,10 +367,13 @@ def main(argv=None) -> int:
         paired = lambda xs: ", ".join(f"{x / p:.2f}" for x, p in zip(xs, pqs))  # noqa: E731
         print(f"  hudi_log upsert       {m['upsert']:8.2f}s   ratio {m['upsert'] / m['parquet']:.2f} (goal <= 2.0;"
               f" per round: {paired(ups)})")
+        print(f"  spark alone, same work{m['alone']:8.2f}s   ratio {m['alone'] / m['parquet']:.2f} (the join, "
+              f"routing and a Parquet write in Spark's own code; upsert / it: {m['upsert'] / m['alone']:.2f}, "
+              f"per round: {', '.join(f'{u / a:.2f}' for u, a in zip(ups, alones))})")
         print(f"  ... combine off       {m['no-combine']:8.2f}s   ratio {m['no-combine'] / m['parquet']:.2f}"
               f" (hoodie.combine.before.upsert=false; per round: {paired(ups_nc)})")
         print(f"  driver peak memory    {rss_peak:8.0f} MB resident during the upserts (Python driver; "
-              f"{rss_before:.0f} MB before the first)")
+              f"{rss_before:.0f} MB before the first; at most {rss_growth:.0f} MB over what it held as one began)")
         if args.no_reads:
             return 0
         print(f"  hudi_log read (Spark) {m['read']:8.2f}s")
