@@ -170,6 +170,8 @@ def _winners(e: pa.Table, merge_mode: str) -> pa.Table:
     # dictionary codes are assigned in order of first appearance, and sorting small integers is cheap
     encoded = pc.dictionary_encode(e.column(_KEY).combine_chunks())
     codes = encoded.indices
+    if len(encoded.dictionary) == e.num_rows:  # every key once (an upsert of distinct keys): each entry wins
+        return e.append_column(_CODE, codes)
     if merge_mode == COMMIT_TIME:
         return e.append_column(_CODE, codes).take(_last_per_code(codes, len(encoded.dictionary)))
     e = e.append_column(_CODE, codes)
@@ -222,7 +224,10 @@ def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key
         keep = pc.invert(pc.and_(log_wins, w_del))
         src = pc.if_else(log_wins, pc.add(w_row, nb), _arange(0, nb))
         take_base = pc.filter(src, keep)
-        in_base = pc.is_in(wk, value_set=bkeys.combine_chunks() if isinstance(bkeys, pa.ChunkedArray) else bkeys)
+        # a winner is in the base where some base key found it (no second hash table of the base keys)
+        found = np.zeros(len(wk), np.bool_)
+        found[pc.drop_null(hit).to_numpy(zero_copy_only=False)] = True
+        in_base = pa.array(found)
     else:
         in_base = pa.repeat(False, len(wk))
     only_log = winners.filter(pc.and_(pc.invert(in_base), pc.invert(winners.column(_DEL))))
