@@ -159,10 +159,20 @@ def _route_rows(ctx: WriteContext, keys, parts, flagged: np.ndarray | None = Non
         fids = _index_locations(ctx, keys, parts) if ctx.operation in ("upsert", "delete") else pa.nulls(n, pa.string())
     rows = np.arange(n, dtype=np.int64)
     is_update = pc.is_valid(fids).to_numpy(zero_copy_only=False)
-    updates = _group_rows(fids.filter(pa.array(is_update)), rows[is_update])
+    updates = _group_rows(*_subset(fids, rows, is_update))
     is_insert = ~is_update if flagged is None else ~is_update & ~flagged
-    inserts = {} if ctx.operation == "delete" else _group_rows(parts_arr.filter(pa.array(is_insert)), rows[is_insert])
+    inserts = {} if ctx.operation == "delete" else _group_rows(*_subset(parts_arr, rows, is_insert))
     return updates, inserts
+
+
+def _subset(labels: pa.Array, rows: np.ndarray, mask: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """The labels and rows where ``mask`` holds; no copy where it holds everywhere (an all-update batch)
+    or nowhere."""
+    if mask.all():
+        return labels, rows
+    if not mask.any():
+        return labels.slice(0, 0), rows[:0]
+    return labels.filter(pa.array(mask)), rows[mask]
 
 
 def _group_rows(labels: pa.Array, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -171,6 +181,8 @@ def _group_rows(labels: pa.Array, rows: np.ndarray) -> dict[str, np.ndarray]:
         return {}
     enc = pc.dictionary_encode(labels, null_encoding="encode")
     codes = enc.indices.to_numpy(zero_copy_only=False)
+    if len(enc.dictionary) <= np.iinfo(np.int16).max:
+        codes = codes.astype(np.int16)  # numpy's stable sort of 16-bit ints is a radix sort: ~4x faster
     bounds = np.cumsum(np.bincount(codes, minlength=len(enc.dictionary)))[:-1]
     return dict(zip(enc.dictionary.to_pylist(), np.split(rows[np.argsort(codes, kind="stable")], bounds)))
 
