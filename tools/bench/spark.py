@@ -14,9 +14,9 @@ city) is made in Spark and cached. Then, in the same session:
 * Spark alone, the same work (a peer: no Python, no Hudi files): the table's existing keys and file ids
   read from its latest base files by Spark's Parquet scan, joined with the input (the shuffled hash join
   the upsert uses), the rows shuffled by file id (each group's rows in one Spark partition; as many
-  partitions as the upsert's Python tasks) and written as Parquet. It is the SIMPLE index's join and Java's routing of an
-  all-update upsert in Spark's own code, the least any SIMPLE-index upsert on Spark (Java Hudi's included)
-  can cost: the upsert is reported against it too;
+  partitions as the upsert's Python tasks) and written as Parquet. It is the SIMPLE index's join and
+  Java's routing of an all-update upsert in Spark's own code, the least any SIMPLE-index upsert on Spark
+  (Java Hudi's included) can cost: the upsert is reported against it too;
 * upsert, no combine: the same with ``hoodie.combine.before.upsert=false`` (the caller vouches the keys
   are distinct, as Hudi's option says);
 * ``--partitions P``: the upsert's input DataFrame is first repartitioned to P Spark partitions (issue 17:
