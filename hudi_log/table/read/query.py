@@ -381,10 +381,7 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     table = None
     read = _read_schema(ctx) if vectorized else None
     if read is not None:  # a projection: only its columns and the merge's are read and decoded
-        base = None
-        if task.base_file is not None:
-            base = conform(read_parquet(task.base_file, columns=read.names, present_only=True), read, strict=False)
-        table = _merge_vectorized(ctx, task, base, read)
+        table = _merge_projected(ctx, task, read)
         if table is not None:
             return _finish(ctx, table)
     # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
@@ -403,10 +400,25 @@ def _read_schema(ctx: ReadContext) -> pa.Schema | None:
     ordering), so which record wins never depends on the columns left out."""
     if not ctx.columns:
         return None
-    wanted = set(ctx.columns) | {f[0] for f in ctx.filters} | set(MERGE_COLUMNS) | set(ctx.key_fields) \
-        | set(ctx.ordering_fields) | ({"_hoodie_commit_time"} if ctx.query == "incremental" else set())
-    fields = [f for f in ctx.table_schema if f.name in wanted]
-    return None if len(fields) == len(ctx.table_schema) else pa.schema(fields)
+    schema = _merge_schema(ctx, set(ctx.columns) | {f[0] for f in ctx.filters}
+                           | ({"_hoodie_commit_time"} if ctx.query == "incremental" else set()))
+    return None if len(schema) == len(ctx.table_schema) else schema
+
+
+def _merge_schema(ctx: ReadContext, extra) -> pa.Schema:
+    """The table's columns in ``extra`` and those every merge reads (:data:`MERGE_COLUMNS`, the record-key and
+    ordering fields), in the table's order."""
+    wanted = set(extra) | set(MERGE_COLUMNS) | set(ctx.key_fields) | set(ctx.ordering_fields)
+    return pa.schema([f for f in ctx.table_schema if f.name in wanted])
+
+
+def _merge_projected(ctx: ReadContext, task: SliceTask, schema: pa.Schema) -> pa.Table | None:
+    """The slice merged on ``schema``'s columns alone: only those read from the base file (a column the file
+    lacks is null-filled) and decoded from the log blocks; None where the vectorized merge declines it."""
+    base = None
+    if task.base_file is not None:
+        base = conform(read_parquet(task.base_file, columns=schema.names, present_only=True), schema, strict=False)
+    return _merge_vectorized(ctx, task, base, schema)
 
 
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
@@ -450,16 +462,8 @@ def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
     """The record keys of one slice's merged rows (string, no nulls): the merge of :func:`read_slice`
     on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
     ctx = plan.context
-    wanted = set(MERGE_COLUMNS) | set(ctx.key_fields) | set(ctx.ordering_fields)
-    schema = pa.schema([f for f in ctx.table_schema if f.name in wanted])
-    table = None
-    if KEY_FIELD in schema.names:
-        base = None
-        if task.base_file is not None:
-            present = set(read_parquet_schema(task.base_file).names)
-            base = conform(read_parquet(task.base_file, columns=[c for c in schema.names if c in present]),
-                           schema, strict=False)
-        table = _merge_vectorized(ctx, task, base, schema)
+    schema = _merge_schema(ctx, ())
+    table = _merge_projected(ctx, task, schema) if KEY_FIELD in schema.names else None
     if table is None:  # the whole slice, record by record where it must
         table = read_slice(replace(ctx, columns=None, filters=()), task)
     keys = table.column(KEY_FIELD).combine_chunks()
