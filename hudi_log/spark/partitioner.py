@@ -328,7 +328,8 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
         for chunk in _chunks(batches, EXPLODE_ROWS):
             keys = _strings(chunk.column(0))
             at, ords = range_candidates(index, keys, None if keys_only else _strings(chunk.column(1)))
-            yield from pa.table([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"]).to_batches()
+            found = pa.table([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"])
+            yield from found.to_batches()
 
     def check(batches):
         configure_storage(store)
