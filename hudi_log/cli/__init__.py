@@ -19,6 +19,7 @@ import sys
 
 import click
 
+from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
@@ -38,6 +39,7 @@ class _Main(click.Group):
     """The group, running its commands with click's standalone handling replaced by ours."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        tune_allocator()  # the CLI's process is ours: slices and blocks reuse each other's memory (hudi_log.memory)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:

@@ -26,6 +26,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from ..errors import HudiLogError
 from ..format.grammar import BlockType
 from ..format.log_file_name import LogFileName
+from ..memory import tune_allocator
 from ..paths import as_path, configure_storage, is_uri
 
 SCHEMA_DDL = (
@@ -214,6 +215,7 @@ class BlocksReader(DataSourceReader):
 
     def read(self, partition: FilesPartition) -> Iterator[pa.RecordBatch]:
         configure_storage(self.options)  # this Python worker's own file systems
+        tune_allocator()  # one file's memory reused by the next (hudi_log.memory)
         rows: list[dict] = []
         for path in partition.files:
             rows += scan_file(path)

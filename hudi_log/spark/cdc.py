@@ -17,6 +17,7 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
+from ..memory import tune_allocator
 from ..paths import configure_storage
 from ..table.cdc import CDC_ARROW_SCHEMA, INCREMENTAL_FORMAT
 from .source import BATCH_ROWS
@@ -50,6 +51,7 @@ def read_instant(options, partition: InstantPartition) -> Iterator[pa.RecordBatc
     from ..table.read.cdc import changes_table
 
     configure_storage(options)  # this Python worker's own file systems
+    tune_allocator()  # one slice's memory reused by the next (hudi_log.memory)
     table = changes_table(partition.path, [partition.requested_time])
     if table.num_rows:
         yield from table.to_batches(max_chunksize=BATCH_ROWS)

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from ..memory import tune_allocator
 from ..paths import configure_storage, storage_options
 from ..table.write.key_lookup import (
     FileGroupIndex, check_candidates, group_keys, key_ranges, range_candidates,
@@ -301,6 +302,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
     if index.index_type == "SIMPLE":
         def read_keys(batches):
             configure_storage(store)
+            tune_allocator()  # one slice's memory reused by the next (hudi_log.memory)
             for b in batches:
                 for o in b.column(0).to_pylist():
                     yield from group_keys(index, [o]).select(names).to_batches()
@@ -333,6 +335,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
 
     def check(batches):
         configure_storage(store)
+        tune_allocator()
         table = pa.Table.from_batches(list(batches), schema=pa.schema([(KEY, pa.string()), ("ordinal", pa.int32())]))
         if not table.num_rows:
             return

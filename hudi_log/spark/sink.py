@@ -48,6 +48,7 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from ..memory import tune_allocator
 from ..paths import RemotePath, as_path, configure_storage, storage_options
 from ..table.errors import WriteError
 from ..table.write.task import TAG_FILE_ID
@@ -126,6 +127,7 @@ class HudiWriter(DataSourceArrowWriter):
 
         task_id = _partition_id()
         configure_storage(self.storage_options)
+        tune_allocator()  # one file group's memory reused by the next (hudi_log.memory)
         first = next(iterator, None)
         if first is None:
             return HudiCommitMessage(task_id, [], None)

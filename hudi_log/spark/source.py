@@ -58,6 +58,7 @@ from pyspark.sql.datasource import (
     LessThanOrEqual,
 )
 
+from ..memory import tune_allocator
 from ..paths import configure_storage
 from ..table.properties import TableError
 from .blocks import pack
@@ -253,6 +254,7 @@ class HudiReader(DataSourceReader):
 
         ctx = self.plan.context
         configure_storage(self.options)  # this Python worker's own file systems
+        tune_allocator()  # one slice's memory reused by the next (hudi_log.memory)
         _, target = spark_arrow_schema(ctx.schema)
         # a plan without slices: Spark hands over one placeholder InputPartition
         for task in getattr(partition, "tasks", ()):

@@ -41,6 +41,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
 
+from ..memory import tune_allocator
 from ..paths import as_path, configure_storage
 from .source import BATCH_ROWS, MAX_SLICES_PER_PARTITION, TARGET_PARTITION_BYTES, HudiReadError
 from .blocks import pack
@@ -209,6 +210,7 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             yield from read_instant(self.options, partition)
             return
         configure_storage(self.options)  # this Python worker's own file systems
+        tune_allocator()  # one slice's memory reused by the next (hudi_log.memory)
         for task in partition.tasks:
             table = read_slice(partition.context, task)
             if table.num_rows:
