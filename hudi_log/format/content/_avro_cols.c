@@ -6,7 +6,7 @@
  * Nothing is trusted: every read is bounded by the record's own length prefix.
  *
  * decode(body, n, fields) -> list, one entry per field: None (not kept) or
- *     (validity, values, data, null_count)
+ *     (validity, values, data, null_count, ascii)
  *   body: the block content after its 8-byte prefix: n times (4-byte big-endian datum length, datum)
  *   fields: a sequence of (kind, null_branch, keep) with
  *     kind 0 INT    zig-zag varint of at most 5 bytes in int32 range -> int32 values
@@ -17,7 +17,9 @@
  *          5 BYTES  varint length, then the bytes (string, bytes)     -> int32 offsets (n + 1) and data
  *     null_branch: -1 not a union; 0 or 1 the index of "null" in the union
  *     keep: 0 the field is read past, nothing built
- *   validity: an Arrow validity bitmap (bytearray, LSB first) for unions, else None; data: bytes or None.
+ *   validity: an Arrow validity bitmap (bytearray, LSB first) for unions, else None; data: bytes or None;
+ *   ascii: True when no byte of data is 0x80 or above (such bytes are valid UTF-8, and the caller's full
+ *   UTF-8 check of a string column, a third of the decode's time, can be left out).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,6 +37,7 @@ typedef struct {
     uint8_t *data;                /* BYTES: malloc'd, grown while decoding */
     size_t data_len, data_cap;
     Py_ssize_t nulls;
+    uint64_t high;                /* BYTES: the OR of every copied byte's top bit */
 } Col;
 
 typedef struct {
@@ -55,6 +58,15 @@ static inline int get_varint(Cur *c, int max_bytes, uint64_t *out) {
 }
 
 static inline int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* the top bits of len bytes, eight at a time */
+static inline uint64_t high_bits(const uint8_t *p, size_t len) {
+    uint64_t acc = 0, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) { memcpy(&w, p + i, 8); acc |= w; }
+    for (; i < len; i++) acc |= p[i];
+    return acc & 0x8080808080808080ULL;
+}
 
 static int grow(Col *f, size_t need) {
     if (f->data_len + need <= f->data_cap) return 0;
@@ -121,6 +133,7 @@ static int field(Cur *c, Col *f, Py_ssize_t i) {
                 if (f->data_len + (size_t)len > INT32_MAX) return -1;  /* beyond int32 offsets */
                 if (grow(f, (size_t)len) < 0) return -2;
                 memcpy(f->data + f->data_len, c->p, (size_t)len);
+                f->high |= high_bits(c->p, (size_t)len);
                 f->data_len += (size_t)len;
             }
             c->p += len;
@@ -202,7 +215,8 @@ static PyObject *decode(PyObject *self, PyObject *args) {
             } else {
                 Py_INCREF(data);
             }
-            item = Py_BuildValue("(OONn)", f->validity ? f->validity : Py_None, f->values, data, f->nulls);
+            item = Py_BuildValue("(OONnO)", f->validity ? f->validity : Py_None, f->values, data, f->nulls,
+                                 f->high ? Py_False : Py_True);
             if (!item) { Py_CLEAR(result); goto done; }
         }
         PyList_SET_ITEM(result, k, item);

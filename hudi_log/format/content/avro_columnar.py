@@ -225,13 +225,13 @@ def _decode_flat(content, flat: tuple[tuple, pa.Schema], columns) -> pa.Table:
     for (kind, _, storage), f, built in zip(specs, target, out):
         if built is None:
             continue
-        validity, values, data, nulls = built
+        validity, values, data, nulls, ascii = built
         vbuf = pa.py_buffer(validity) if validity is not None else None
         if kind == 4:  # one byte per boolean: Arrow packs them into bits
             values = np.packbits(np.frombuffer(values, np.uint8), bitorder="little")
         bufs = [vbuf, pa.py_buffer(values)] + ([pa.py_buffer(data)] if data is not None else [])
         arr = pa.Array.from_buffers(storage, count, bufs, null_count=nulls)
-        if kind == 5 and storage == pa.string():
+        if kind == 5 and storage == pa.string() and not ascii:  # ASCII bytes are valid UTF-8
             try:
                 arr.validate(full=True)  # UTF-8
             except pa.ArrowInvalid as e:
