@@ -13,8 +13,8 @@ from hudi_log import write_blocks
 from hudi_log.format.content.avro_arrow import avro_to_arrow_schema
 from hudi_log.format.content.deletes import OrderingKind
 from hudi_log.table import HudiTable
-from hudi_log.table.read.merge import NotVectorizable, merge_slice
-from hudi_log.table.read.query import ReadContext, SliceTask, _scanner, read_slice
+from hudi_log.table.read.merge import NotVectorizable, TwoStepBase, merge_slice
+from hudi_log.table.read.query import ReadContext, SliceTask, _read_base, _scanner, read_slice
 from hudi_log.table.read.scanner import COMMIT_TIME, EVENT_TIME
 
 from test_scanner_scenarios import FILE_ID, SCHEMA, data_block, delete_block, make_records, rollback_block
@@ -67,6 +67,7 @@ def test_arrow_merge_equals_record_merge(tmp_path_factory, ops, base_keys, base_
     task = _build(root, ops, base_keys, base_ts)
     ctx = _context(mode)
     expected = read_slice(ctx, task, vectorized=False)
+    assert read_slice(ctx, task).equals(expected)  # the base file read in two steps (TwoStepBase)
     base = pq.read_table(task.base_file) if task.base_file else None
     try:
         got = merge_slice(base, _scanner(ctx, task), ctx.table_schema)
@@ -110,3 +111,26 @@ def test_schema_evolution_across_blocks(tmp_path):
     assert got.equals(read_slice(ctx, task, vectorized=False))
     assert {r["key"]: r["extra"] for r in got.to_pylist()} == {"key0001": 7, "key0002": None, "key0003": None,
                                                                "key0005": 7}
+
+
+def test_base_columns_past_the_merge_are_read_only_where_a_base_row_survives(tmp_path):
+    """A log that replaces every base row leaves the base file's other columns unread; one base row left
+    over reads them, and both merges are the record path's."""
+    ctx = _context(EVENT_TIME)
+    schema = ctx.table_schema
+    for base_keys, rest_read in (([1, 2], False), ([1, 2, 3], True)):
+        root = tmp_path / str(len(base_keys))
+        root.mkdir()
+        task = _build(root, [("data", "100", [2, 1, 5], 1)], base_keys, 0)
+        asked = []
+
+        def read(sub, path=task.base_file):
+            asked.append(sub.names)
+            return _read_base(path, sub)
+
+        got = merge_slice(TwoStepBase(read, schema), _scanner(ctx, task), schema)
+        assert got.equals(read_slice(ctx, task, vectorized=False))
+        assert asked[0] == ["_hoodie_record_key", "ts"]
+        assert (len(asked) == 2) == rest_read
+        if rest_read:
+            assert set(asked[1]) == set(schema.names) - {"_hoodie_record_key", "ts"}

@@ -23,11 +23,19 @@ the caller uses the record path.
   a default-ordering delete; on table version 6 a log delete always removes the base row, as Hudi 0.x's
   readers and compaction do). Output: base rows in file order (replaced or dropped), then keys only the
   log holds, in order of first appearance.
+* The log's keys and the base file's are hashed once, together (one dictionary encoding over both): its
+  codes give each key's winner and each base row's.
+* A base file can be given as a :class:`TwoStepBase`: the merge reads the columns that decide which base
+  rows the log replaces (the record key, the ordering field) first, and the file's other columns only if
+  some base row survives. A slice whose log replaces every base row (an update-heavy file group before its
+  compaction) leaves the rest of its base file unread.
 Vectorized: one ordering field (or none), record keys from ``_hoodie_record_key`` or from string /
 integer key fields, no NaN ordering values; anything else is :class:`NotVectorizable`.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -42,6 +50,37 @@ _KEY, _POS, _DEL, _DEF, _ORD, _ROW, _CODE = "__key", "__pos", "__del", "__defaul
 
 class NotVectorizable(Exception):
     """This slice needs the record-by-record merge to stay exact."""
+
+
+class TwoStepBase:
+    """A slice's base file, read in two steps: ``read(schema)`` gives the file's columns of ``schema`` (a
+    sub-schema of the merge's) conformed to it. :meth:`merge_part` holds the record key and the ordering
+    field (the key fields too where the record key is empty); :meth:`full` adds the other columns."""
+
+    def __init__(self, read: Callable[[pa.Schema], pa.Table], schema: pa.Schema):
+        self._read, self.schema = read, schema
+        self._part: pa.Table | None = None
+
+    def merge_part(self, key_fields, ordering_fields) -> pa.Table:
+        if self._part is None:
+            names = [n for n in (KEY_FIELD, *ordering_fields) if n in self.schema.names]
+            part = self._read(self._sub(names))
+            if KEY_FIELD not in part.column_names or part.column(KEY_FIELD).null_count:
+                part = self._read(self._sub(names + [k for k in key_fields if k in self.schema.names]))
+            self._part = part
+        return self._part
+
+    def full(self, names=None) -> pa.Table:
+        """The base rows on ``names`` (the schema's columns by default), in that order."""
+        names = self.schema.names if names is None else list(names)
+        part = self._part if self._part is not None else pa.table({})
+        rest = [n for n in names if n not in part.column_names]
+        more = self._read(self._sub(rest)) if rest else None
+        return pa.table([part.column(n) if n in part.column_names else more.column(n) for n in names], names=names)
+
+    def _sub(self, names) -> pa.Schema:
+        wanted = set(names)
+        return pa.schema([f for f in self.schema if f.name in wanted])
 
 
 def record_keys(t: pa.Table, key_fields) -> pa.ChunkedArray:
@@ -63,10 +102,8 @@ def record_keys(t: pa.Table, key_fields) -> pa.ChunkedArray:
 
 
 def _arange(start: int, n: int) -> pa.Array:
-    """start, start + 1, ... (n values, int64) without a Python list."""
-    if n == 0:
-        return pa.array([], pa.int64())
-    return pc.add(pc.cumulative_sum(pa.repeat(pa.scalar(1, pa.int64()), n)), start - 1)
+    """start, start + 1, ... (n values, int64), from numpy without a copy."""
+    return pa.array(np.arange(start, start + n, dtype=np.int64))
 
 
 def _ordering(t: pa.Table, ordering_fields, typ) -> pa.ChunkedArray:
@@ -75,10 +112,14 @@ def _ordering(t: pa.Table, ordering_fields, typ) -> pa.ChunkedArray:
     return t.column(ordering_fields[0])
 
 
-def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Schema) -> pa.Table:
-    """Base rows (already conformed to ``schema``) merged with the scanner's log; conforms to ``schema``.
-    ``schema`` may be a projection that keeps the columns the merge reads (keys, ordering, delete
-    markers): only those are decoded from the log blocks."""
+def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, schema: pa.Schema,
+                out=None) -> pa.Table:
+    """Base rows (a table already conformed to ``schema``, or a :class:`TwoStepBase` of it) merged with the
+    scanner's log; conforms to ``schema``, or holds only the columns ``out`` names (in that order) where it
+    is given. ``schema`` may be a projection that keeps the columns the merge reads (keys, ordering, delete
+    markers): only those are decoded from the log blocks; ``out`` leaves the merge's own columns out of the
+    rows taken."""
+    out = schema.names if out is None else list(out)
     ordering_fields = scanner.ordering_fields
     if len(ordering_fields) > 1:
         raise NotVectorizable("several ordering fields")
@@ -124,15 +165,21 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
             rows += n
         pos += n
     if not entries:
-        return base if base is not None else schema.empty_table()
+        return _full(base, out) if base is not None else _select(schema.empty_table(), out)
     e = pa.concat_tables(entries)
     if e.column(_KEY).null_count:
         raise NotVectorizable("null record keys")
     if pa.types.is_floating(ord_type) and pc.any(pc.is_nan(e.column(_ORD))).as_py():
         raise NotVectorizable("NaN ordering values")
+    base_part = None
+    if base is not None:
+        if isinstance(base, TwoStepBase):  # commit-time ordering never compares the base row's ordering value
+            base_part = base.merge_part(key_fields, ordering_fields if scanner.merge_mode != COMMIT_TIME else ())
+        else:
+            base_part = base
+    codes, base_codes = _codes(e.column(_KEY), record_keys(base_part, key_fields) if base_part is not None else None)
     if scanner.table_version < 8 and pc.any(e.column(_DEL)).as_py():
         # Hudi 0.x folds a delete against an earlier entry of its key by its own rule: the record path does that
-        codes = pc.dictionary_encode(e.column(_KEY).combine_chunks()).indices.to_numpy(zero_copy_only=False)
         counts = np.bincount(codes)
         deleted = codes[e.column(_DEL).to_numpy(zero_copy_only=False)]
         if (counts[deleted] > 1).any():
@@ -141,10 +188,32 @@ def merge_slice(base: pa.Table | None, scanner: MergedLogScanner, schema: pa.Sch
             (len(data_kinds) != 1 or delete_kinds != data_kinds or None in data_kinds):
         # Hudi 1.x keeps an earlier log record over a delete only for an ordering value of the same class
         raise NotVectorizable("a delete whose ordering value's class differs from the records' (Hudi 1.x rules)")
-    winners = _winners(e, scanner.merge_mode)
-    log_rows = pa.concat_tables(records) if records else schema.empty_table()
-    return _combine(base, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type, key_fields, schema,
+    winners = _winners(e, codes, scanner.merge_mode)
+    log_rows = _select(pa.concat_tables(records) if records else schema.empty_table(), out)
+    return _combine(base, base_part, base_codes, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type,
                     scanner.table_version)
+
+
+def _full(base: pa.Table | TwoStepBase, names: list[str]) -> pa.Table:
+    return base.full(names) if isinstance(base, TwoStepBase) else _select(base, names)
+
+
+def _select(t: pa.Table, names: list[str]) -> pa.Table:
+    return t if t.column_names == names else t.select(names)
+
+
+def _codes(log_keys: pa.ChunkedArray, base_keys: pa.ChunkedArray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Dictionary codes of the log's keys and the base file's (-1 for a null base key), from one hash table:
+    codes count up in order of first appearance and the log's keys come first, so the log's distinct keys
+    are 0..k-1 and a base key whose code is below k is a key the log holds."""
+    chunks = list(log_keys.cast(pa.string()).chunks)
+    n_log = sum(len(c) for c in chunks)
+    if base_keys is not None:
+        chunks += list(base_keys.cast(pa.string()).chunks)
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.string()))
+    parts = [pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False) for c in encoded.chunks]
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+    return codes[:n_log], (codes[n_log:] if base_keys is not None else None)
 
 
 def _group_ends(codes: pa.Array, order: pa.Array) -> pa.Array:
@@ -156,25 +225,23 @@ def _group_ends(codes: pa.Array, order: pa.Array) -> pa.Array:
     return pa.concat_arrays([pc.not_equal(k.slice(0, n - 1), k.slice(1)), pa.array([True])])
 
 
-def _last_per_code(codes: pa.Array, n_codes: int) -> pa.Array:
+def _last_per_code(codes: np.ndarray, n_codes: int) -> pa.Array:
     """Index of each code's last row, by code (entries are in merge order: that is its last entry)."""
-    import numpy as np
-
     last = np.full(n_codes, -1, np.int64)
-    np.maximum.at(last, codes.to_numpy(zero_copy_only=False), np.arange(len(codes), dtype=np.int64))
+    np.maximum.at(last, codes, np.arange(len(codes), dtype=np.int64))
     return pa.array(last)
 
 
-def _winners(e: pa.Table, merge_mode: str) -> pa.Table:
-    """One row per key (the entry Java's fold keeps), in order of the key's first appearance."""
-    # dictionary codes are assigned in order of first appearance, and sorting small integers is cheap
-    encoded = pc.dictionary_encode(e.column(_KEY).combine_chunks())
-    codes = encoded.indices
-    if len(encoded.dictionary) == e.num_rows:  # every key once (an upsert of distinct keys): each entry wins
-        return e.append_column(_CODE, codes)
+def _winners(e: pa.Table, codes: np.ndarray, merge_mode: str) -> pa.Table:
+    """One row per key (the entry Java's fold keeps), in order of the key's first appearance, which is the
+    order of its code (:func:`_codes`): winner i is the key of code i."""
+    n_codes = int(codes.max()) + 1 if len(codes) else 0
+    e = e.append_column(_CODE, pa.array(codes, pa.int32()))
+    if n_codes == e.num_rows:  # every key once (an upsert of distinct keys): each entry wins
+        return e
     if merge_mode == COMMIT_TIME:
-        return e.append_column(_CODE, codes).take(_last_per_code(codes, len(encoded.dictionary)))
-    e = e.append_column(_CODE, codes)
+        return e.take(_last_per_code(codes, n_codes))
+    codes = e.column(_CODE).combine_chunks()
     by_pos = pc.sort_indices(e, sort_keys=[(_CODE, "ascending"), (_POS, "ascending")])  # positions ascend
     if pc.any(e.column(_DEF)).as_py():
         last_pos = pc.take(e.column(_POS), pc.filter(by_pos, _group_ends(codes, by_pos)))  # per code
@@ -198,17 +265,19 @@ def _flat(a) -> pa.Array:
     return a.cast(pa.int64())
 
 
-def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key_fields, schema,
+def _combine(base, base_part, base_codes, log_rows, winners, merge_mode, ordering_fields, ord_type,
              table_version: int = 8) -> pa.Table:
-    nb = base.num_rows if base is not None else 0
-    both = pa.concat_tables([base, log_rows]) if base is not None else log_rows
-    wk = winners.column(_KEY)
-    take_base = pa.array([], pa.int64())
+    """The slice's rows: base rows in file order (kept, replaced by their key's winner, or dropped by a
+    delete), then the winners of keys only the log holds. ``base_part``: the base rows' merge columns;
+    ``base_codes``: their keys' codes (:func:`_codes`)."""
+    nb = base_part.num_rows if base_part is not None else 0
+    nw = winners.num_rows
+    take_base = np.zeros(0, np.int64)
+    in_base = np.zeros(nw, np.bool_)
     if nb:
-        bkeys = record_keys(base, key_fields)
-        hit = pc.index_in(bkeys, value_set=wk.combine_chunks())
-        matched = pc.is_valid(hit)
-        wi = pc.fill_null(hit, 0)
+        hit = (base_codes >= 0) & (base_codes < nw)  # the base row's key is in the log: codes < nw are its keys
+        wi = pa.array(np.where(hit, base_codes, 0))
+        matched = pa.array(hit)
         w_del = pc.take(winners.column(_DEL), wi)
         w_row = pc.take(winners.column(_ROW), wi)
         if merge_mode == COMMIT_TIME:
@@ -216,21 +285,23 @@ def _combine(base, log_rows, winners, merge_mode, ordering_fields, ord_type, key
         else:
             w_def = pc.take(winners.column(_DEF), wi)
             w_ord = pc.take(winners.column(_ORD), wi)
-            b_ord = _ordering(base, ordering_fields, ord_type)
+            b_ord = _ordering(base_part, ordering_fields, ord_type)
             # a log delete beats the base record: always in Hudi 0.x, in 1.x when it is a processing-time
             # delete (default ordering) or its ordering value is not smaller
             deletes_win = w_del if table_version < 8 else pc.and_(w_del, w_def)
             log_wins = pc.and_(matched, pc.or_(deletes_win, _ge(w_ord, b_ord)))
         keep = pc.invert(pc.and_(log_wins, w_del))
         src = pc.if_else(log_wins, pc.add(w_row, nb), _arange(0, nb))
-        take_base = pc.filter(src, keep)
-        # a winner is in the base where some base key found it (no second hash table of the base keys)
-        found = np.zeros(len(wk), np.bool_)
-        found[pc.drop_null(hit).to_numpy(zero_copy_only=False)] = True
-        in_base = pa.array(found)
-    else:
-        in_base = pa.repeat(False, len(wk))
-    only_log = winners.filter(pc.and_(pc.invert(in_base), pc.invert(winners.column(_DEL))))
-    # one contiguous index array: Arrow's take with chunked indices is ~10x slower
-    idx = pa.concat_arrays([_flat(take_base), _flat(pc.add(only_log.column(_ROW), nb))])
-    return both.take(idx)
+        take_base = _flat(pc.filter(src, keep)).to_numpy()
+        in_base[base_codes[hit]] = True
+    only_log = winners.filter(pa.array(~in_base & ~_bools(winners.column(_DEL))))
+    idx = np.concatenate([take_base, _flat(only_log.column(_ROW)).to_numpy() + nb])
+    if not (idx < nb).any():  # no base row survives: the base file's other columns are never read
+        return log_rows.take(pa.array(idx - nb))
+    # one table and one contiguous index array: Arrow's take with chunked indices is ~10x slower
+    return pa.concat_tables([_full(base, log_rows.column_names), log_rows]).take(pa.array(idx))
+
+
+def _bools(a) -> np.ndarray:
+    a = a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+    return a.to_numpy(zero_copy_only=False).astype(np.bool_)

@@ -47,6 +47,7 @@ import multiprocessing
 import os
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from functools import partial
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 from urllib.parse import unquote
@@ -61,7 +62,7 @@ from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
 from .instants import query_arguments, validate_as_of
 from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
-from .merge import NotVectorizable, merge_slice
+from .merge import NotVectorizable, TwoStepBase, merge_slice
 from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
@@ -378,19 +379,13 @@ def read_slice(plan_or_context: ReadPlan | ReadContext, task: SliceTask, vectori
     """
     ctx = plan_or_context.context if isinstance(plan_or_context, ReadPlan) else plan_or_context
     schema = ctx.table_schema
-    table = None
-    read = _read_schema(ctx) if vectorized else None
-    if read is not None:  # a projection: only its columns and the merge's are read and decoded
-        table = _merge_projected(ctx, task, read)
+    if vectorized:  # with a projection, only its columns and the merge's are read and decoded
+        table = _merge_projected(ctx, task, _read_schema(ctx) or schema, _out_columns(ctx))
         if table is not None:
             return _finish(ctx, table)
-    # read once for either merge; a column Arrow cannot cast is kept, as Hudi's readers tolerate it
+    # a column Arrow cannot cast is kept, as Hudi's readers tolerate it
     base = conform(read_parquet(task.base_file), schema, strict=False) if task.base_file is not None else None
-    if vectorized and read is None:
-        table = _merge_vectorized(ctx, task, base, schema)
-    if table is None:
-        table = _rows_table(ctx, _slice_rows(ctx, task, base), schema)
-    return _finish(ctx, table)
+    return _finish(ctx, _rows_table(ctx, _slice_rows(ctx, task, base), schema))
 
 
 def _read_schema(ctx: ReadContext) -> pa.Schema | None:
@@ -400,9 +395,18 @@ def _read_schema(ctx: ReadContext) -> pa.Schema | None:
     ordering), so which record wins never depends on the columns left out."""
     if not ctx.columns:
         return None
-    schema = _merge_schema(ctx, set(ctx.columns) | {f[0] for f in ctx.filters}
-                           | ({"_hoodie_commit_time"} if ctx.query == "incremental" else set()))
+    schema = _merge_schema(ctx, _out_columns(ctx))
     return None if len(schema) == len(ctx.table_schema) else schema
+
+
+def _out_columns(ctx: ReadContext) -> list[str] | None:
+    """The columns a projected read hands on past the merge (the projection's, the filters', an incremental
+    query's commit time), in the table's order; None without a projection."""
+    if not ctx.columns:
+        return None
+    wanted = set(ctx.columns) | {f[0] for f in ctx.filters} | ({"_hoodie_commit_time"} if ctx.query == "incremental"
+                                                                 else set())
+    return [n for n in ctx.table_schema.names if n in wanted]
 
 
 def _merge_schema(ctx: ReadContext, extra) -> pa.Schema:
@@ -412,13 +416,21 @@ def _merge_schema(ctx: ReadContext, extra) -> pa.Schema:
     return pa.schema([f for f in ctx.table_schema if f.name in wanted])
 
 
-def _merge_projected(ctx: ReadContext, task: SliceTask, schema: pa.Schema) -> pa.Table | None:
-    """The slice merged on ``schema``'s columns alone: only those read from the base file (a column the file
-    lacks is null-filled) and decoded from the log blocks; None where the vectorized merge declines it."""
-    base = None
-    if task.base_file is not None:
-        base = conform(read_parquet(task.base_file, columns=schema.names, present_only=True), schema, strict=False)
-    return _merge_vectorized(ctx, task, base, schema)
+def _merge_projected(ctx: ReadContext, task: SliceTask, schema: pa.Schema, out=None) -> pa.Table | None:
+    """The slice merged on ``schema``'s columns alone (the table's, or a projection): only those read from the
+    base file (a column the file lacks is null-filled) and decoded from the log blocks; None where the
+    vectorized merge declines it. With logs to merge, the base file is read in two steps
+    (:class:`~hudi_log.table.read.merge.TwoStepBase`): its columns beyond the merge's only where a base row
+    survives. ``out``: the columns handed on (:func:`_out_columns`), by default all of ``schema``'s."""
+    if task.base_file is None:
+        return _merge_vectorized(ctx, task, None, schema, out)
+    if not task.log_files:
+        return _read_base(task.base_file, schema)
+    return _merge_vectorized(ctx, task, TwoStepBase(partial(_read_base, task.base_file), schema), schema, out)
+
+
+def _read_base(path, schema: pa.Schema) -> pa.Table:
+    return conform(read_parquet(path, columns=schema.names, present_only=True), schema, strict=False)
 
 
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
@@ -443,13 +455,14 @@ def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Tab
     return pa.Table.from_arrays(cols, schema=schema)
 
 
-def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | None, schema: pa.Schema) -> pa.Table | None:
+def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | TwoStepBase | None,
+                      schema: pa.Schema, out=None) -> pa.Table | None:
     """The slice merged on Arrow (``schema``: the table's or a projection of it), None where it needs
     the record-by-record merge."""
     if not task.log_files:
         return base if base is not None else schema.empty_table()
     try:
-        return merge_slice(base, _scanner(ctx, task), schema)
+        return merge_slice(base, _scanner(ctx, task), schema, out)
     except NotVectorizable:
         return None
 
@@ -463,7 +476,7 @@ def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
     on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
     ctx = plan.context
     schema = _merge_schema(ctx, ())
-    table = _merge_projected(ctx, task, schema) if KEY_FIELD in schema.names else None
+    table = _merge_projected(ctx, task, schema, [KEY_FIELD]) if KEY_FIELD in schema.names else None
     if table is None:  # the whole slice, record by record where it must
         table = read_slice(replace(ctx, columns=None, filters=()), task)
     keys = table.column(KEY_FIELD).combine_chunks()
