@@ -126,12 +126,14 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
     ord_type = schema.field(ordering_fields[0]).type if ordering_fields and ordering_fields[0] in schema.names \
         else pa.null()
     key_fields = scanner.key_fields
-    records: list[pa.Table] = []
+    blocks = list(scanner.queued_blocks())
+    last_data = max((i for i, b in enumerate(blocks) if b.block_type != BlockType.delete_block), default=-1)
+    records = _LogRows(schema, out, key_fields, ordering_fields)
     entries: list[pa.Table] = []
     pos = rows = 0
     data_kinds: set = set()  # the ordering field's Avro kinds in the data blocks (Java's classes)
     delete_kinds: set = set()  # the kinds of the real (non-default) ordering values of deletes
-    for block in scanner.queued_blocks():
+    for i, block in enumerate(blocks):
         if block.block_type == BlockType.delete_block:
             ds = block.deletes()
             delete_kinds |= {getattr(d.ordering_kind, "name", None) for d in ds if not is_default_ordering(d)}
@@ -149,7 +151,7 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
                 _ORD: ords, _ROW: pa.nulls(n, pa.int64())}))
         else:
             data_kinds.add(scanner._ordering_kind(block))
-            t = conform(block.to_arrow(columns=schema.names), schema, strict=False)  # a read keeps a column it cannot cast
+            t = records.add(block, whole=i == last_data)
             n = t.num_rows
             scanner.stats.records += n
             soft = pa.chunked_array([pa.repeat(False, n)])
@@ -161,7 +163,6 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
                 _KEY: record_keys(t, key_fields), _POS: _arange(pos, n),
                 _DEL: soft, _DEF: pa.repeat(False, n), _ORD: _ordering(t, ordering_fields, ord_type),
                 _ROW: _arange(rows, n)}))
-            records.append(t)
             rows += n
         pos += n
     if not entries:
@@ -189,9 +190,64 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
         # Hudi 1.x keeps an earlier log record over a delete only for an ordering value of the same class
         raise NotVectorizable("a delete whose ordering value's class differs from the records' (Hudi 1.x rules)")
     winners = _winners(e, codes, scanner.merge_mode)
-    log_rows = _select(pa.concat_tables(records) if records else schema.empty_table(), out)
-    return _combine(base, base_part, base_codes, log_rows, winners, scanner.merge_mode, ordering_fields, ord_type,
+    return _combine(base, base_part, base_codes, records, winners, scanner.merge_mode, ordering_fields, ord_type,
                     scanner.table_version)
+
+
+class _LogRows:
+    """The rows of the log's data blocks, in merge order. The last data block is decoded whole (its records
+    win, under commit-time ordering all of them); an earlier one first on the merge's columns alone (record
+    key, ordering field, delete markers), and on the other columns only where one of its rows is taken. A
+    log file whose records a later one replaces entirely (an update-heavy file group, each delta commit
+    rewriting the same keys) is then never decoded beyond its keys."""
+
+    def __init__(self, schema: pa.Schema, out: list[str], key_fields, ordering_fields):
+        self.schema, self.out, self.key_fields = schema, out, key_fields
+        merge = {KEY_FIELD, *ordering_fields, "_hoodie_is_deleted", "_hoodie_operation"}
+        self.merge_names = [n for n in schema.names if n in merge]
+        self.parts: list[tuple] = []  # (block, table, whole)
+        self.starts = [0]
+
+    def add(self, block, whole: bool) -> pa.Table:
+        """The block's rows on the merge's columns at least (all of them when ``whole``)."""
+        if whole:
+            t = self._decode(block, self.schema.names)
+        else:
+            t = self._decode(block, self.merge_names)
+            if KEY_FIELD not in t.column_names or t.column(KEY_FIELD).null_count:  # keys from the key fields
+                t = self._decode(block, self.merge_names + [k for k in self.key_fields if k in self.schema.names])
+        self.parts.append((block, t, whole))
+        self.starts.append(self.starts[-1] + t.num_rows)
+        return t
+
+    def rows_for(self, idx: np.ndarray) -> tuple[pa.Table, np.ndarray]:
+        """The blocks rows ``idx`` (over all the blocks' rows) fall in, completed on the ``out`` columns and
+        joined, and ``idx`` as indices into them; the other blocks are left as they are."""
+        if not len(idx):
+            return _select(self.schema.empty_table(), self.out), idx
+        starts = np.asarray(self.starts[:-1], np.int64)
+        which = np.searchsorted(starts, idx, side="right") - 1
+        used = np.flatnonzero(np.bincount(which, minlength=len(self.parts)))
+        moved = np.zeros(len(self.parts), np.int64)
+        tables, at = [], 0
+        for b in used:
+            t = self._complete(b)
+            moved[b] = at - starts[b]
+            at += t.num_rows
+            tables.append(t)
+        return pa.concat_tables(tables), idx + moved[which]
+
+    def _complete(self, b: int) -> pa.Table:
+        block, t, whole = self.parts[b]
+        rest = [n for n in self.out if n not in t.column_names]
+        if rest:
+            more = self._decode(block, rest)
+            t = pa.table([t.column(n) if n in t.column_names else more.column(n) for n in self.out], names=self.out)
+        return _select(t, self.out)
+
+    def _decode(self, block, names) -> pa.Table:
+        sub = pa.schema([f for f in self.schema if f.name in set(names)])
+        return conform(block.to_arrow(columns=sub.names), sub, strict=False)  # a read keeps a column it cannot cast
 
 
 def _full(base: pa.Table | TwoStepBase, names: list[str]) -> pa.Table:
@@ -236,7 +292,7 @@ def _winners(e: pa.Table, codes: np.ndarray, merge_mode: str) -> pa.Table:
     """One row per key (the entry Java's fold keeps), in order of the key's first appearance, which is the
     order of its code (:func:`_codes`): winner i is the key of code i."""
     n_codes = int(codes.max()) + 1 if len(codes) else 0
-    e = e.append_column(_CODE, pa.array(codes, pa.int32()))
+    e = e.drop_columns([_KEY]).append_column(_CODE, pa.array(codes, pa.int32()))  # keys are their codes now
     if n_codes == e.num_rows:  # every key once (an upsert of distinct keys): each entry wins
         return e
     if merge_mode == COMMIT_TIME:
@@ -265,7 +321,7 @@ def _flat(a) -> pa.Array:
     return a.cast(pa.int64())
 
 
-def _combine(base, base_part, base_codes, log_rows, winners, merge_mode, ordering_fields, ord_type,
+def _combine(base, base_part, base_codes, log_rows: _LogRows, winners, merge_mode, ordering_fields, ord_type,
              table_version: int = 8) -> pa.Table:
     """The slice's rows: base rows in file order (kept, replaced by their key's winner, or dropped by a
     delete), then the winners of keys only the log holds. ``base_part``: the base rows' merge columns;
@@ -296,10 +352,15 @@ def _combine(base, base_part, base_codes, log_rows, winners, merge_mode, orderin
         in_base[base_codes[hit]] = True
     only_log = winners.filter(pa.array(~in_base & ~_bools(winners.column(_DEL))))
     idx = np.concatenate([take_base, _flat(only_log.column(_ROW)).to_numpy() + nb])
-    if not (idx < nb).any():  # no base row survives: the base file's other columns are never read
-        return log_rows.take(pa.array(idx - nb))
+    from_base = idx < nb
+    if len(idx) and from_base.all():  # every row the base file's: no log block is completed
+        return _full(base, log_rows.out).take(pa.array(idx))
+    logs, at = log_rows.rows_for(idx[~from_base] - nb)
+    if not from_base.any():  # no base row survives: the base file's other columns are never read
+        return logs.take(pa.array(at))
+    idx[~from_base] = at + nb
     # one table and one contiguous index array: Arrow's take with chunked indices is ~10x slower
-    return pa.concat_tables([_full(base, log_rows.column_names), log_rows]).take(pa.array(idx))
+    return pa.concat_tables([_full(base, log_rows.out), logs]).take(pa.array(idx))
 
 
 def _bools(a) -> np.ndarray:
