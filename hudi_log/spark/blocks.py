@@ -166,6 +166,20 @@ def pack(items: list[tuple[T, int]], target_bytes: int, max_items: int) -> list[
     return groups
 
 
+def spread(items: list[tuple[T, int]], k: int) -> list[list[T]]:
+    """Consecutive (item, size) pairs in at most ``k`` groups of about equal size: an item goes to the group
+    its midpoint falls in when the total is cut in ``k`` equal parts."""
+    total = sum(n for _, n in items)
+    if k <= 1 or total <= 0:
+        return [[item for item, _ in items]] if items else []
+    groups: list[list[T]] = [[] for _ in range(k)]
+    at = 0
+    for item, n in items:
+        groups[min(k - 1, int((at + n / 2) * k // total))].append(item)
+        at += n
+    return [g for g in groups if g]
+
+
 def _record_count(block) -> int | None:
     if block.block_type == BlockType.parquet_data_block:
         import pyarrow.parquet as pq
