@@ -46,10 +46,15 @@ def test_a_projection_reads_only_its_columns_and_the_merges(corpus_tables, monke
     import hudi_log.table.read.query as query
 
     asked, real_parquet, real_arrow = [], query.read_parquet, block.LogBlock.to_arrow
+    real_columns = query.read_parquet_columns
 
     def parquet(path, columns=None, **k):
         asked.append(("base", tuple(columns) if columns is not None else None))
         return real_parquet(path, columns, **k)
+
+    def parquet_columns(f, path, columns=None, **k):  # a base file read in two steps from one open file
+        asked.append(("base", tuple(columns) if columns is not None else None))
+        return real_columns(f, path, columns, **k)
 
     def arrow(self, *a, **k):
         columns = k.get("columns")
@@ -57,6 +62,7 @@ def test_a_projection_reads_only_its_columns_and_the_merges(corpus_tables, monke
         return real_arrow(self, *a, **k)
 
     monkeypatch.setattr(query, "read_parquet", parquet)
+    monkeypatch.setattr(query, "read_parquet_columns", parquet_columns)
     monkeypatch.setattr(block.LogBlock, "to_arrow", arrow)
     checked = narrowed = 0
     for name, root in sorted(corpus_tables.items()):

@@ -28,7 +28,9 @@ the caller uses the record path.
 * A base file can be given as a :class:`TwoStepBase`: the merge reads the columns that decide which base
   rows the log replaces (the record key, the ordering field) first, and the file's other columns only if
   some base row survives. A slice whose log replaces every base row (an update-heavy file group before its
-  compaction) leaves the rest of its base file unread.
+  compaction) leaves the rest of its base file unread. Likewise the log's data blocks: the last is decoded
+  whole, an earlier one on the merge's columns first and on the others only where one of its rows is taken
+  (:class:`_LogRows`).
 Vectorized: one ordering field (or none), record keys from ``_hoodie_record_key`` or from string /
 integer key fields, no NaN ordering values; anything else is :class:`NotVectorizable`.
 """
@@ -246,7 +248,8 @@ class _LogRows:
         return _select(t, self.out)
 
     def _decode(self, block, names) -> pa.Table:
-        sub = pa.schema([f for f in self.schema if f.name in set(names)])
+        wanted = set(names)
+        sub = pa.schema([f for f in self.schema if f.name in wanted])
         return conform(block.to_arrow(columns=sub.names), sub, strict=False)  # a read keeps a column it cannot cast
 
 

@@ -55,7 +55,7 @@ from urllib.parse import unquote
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...paths import as_path, listing_scope, read_parquet, read_parquet_schema
+from ...paths import as_path, listing_scope, open_parquet, read_parquet, read_parquet_columns, read_parquet_schema
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
@@ -426,11 +426,16 @@ def _merge_projected(ctx: ReadContext, task: SliceTask, schema: pa.Schema, out=N
         return _merge_vectorized(ctx, task, None, schema, out)
     if not task.log_files:
         return _read_base(task.base_file, schema)
-    return _merge_vectorized(ctx, task, TwoStepBase(partial(_read_base, task.base_file), schema), schema, out)
+    with open_parquet(task.base_file) as f:  # one footer read for both steps
+        return _merge_vectorized(ctx, task, TwoStepBase(partial(_read_base, task.base_file, f=f), schema), schema, out)
 
 
-def _read_base(path, schema: pa.Schema) -> pa.Table:
-    return conform(read_parquet(path, columns=schema.names, present_only=True), schema, strict=False)
+def _read_base(path, schema: pa.Schema, f=None) -> pa.Table:
+    """The base file's columns of ``schema``, conformed (a column the file lacks null-filled); from ``f``, the
+    file already open, where given."""
+    t = read_parquet_columns(f, path, schema.names, present_only=True) if f is not None else \
+        read_parquet(path, columns=schema.names, present_only=True)
+    return conform(t, schema, strict=False)
 
 
 def _rows_table(ctx: ReadContext, rows: list[dict], schema: pa.Schema) -> pa.Table:
