@@ -4,15 +4,15 @@ No Hudi class is mirrored here: Java Hudi's executors allocate on the JVM's heap
 grown to. A Python process reading a file slice allocates through glibc's malloc: each log block's bytes,
 the decoder's column buffers, the merged slice. glibc gives memory back to the system as soon as more than
 a few megabytes sit free at the top of its heap (its dynamic threshold, twice the largest block freed), and
-serves blocks over a megabyte or so with fresh ``mmap`` calls, so every slice touches its memory anew: page
-faults and zeroed pages for gigabytes a read. Read at 10M rows on one core, that was a quarter of the read
-(5.0 s against 3.3 s; docs/benchmarks.md).
+serves large blocks (from 128 KiB, the bound rising with what was freed) with fresh ``mmap`` calls, so every
+slice touches its memory anew: page faults and zeroed pages for gigabytes a read. Read at 10M rows on one
+core, that was a third of the read (5.0 s against 3.3 s; docs/benchmarks.md).
 
 :func:`tune_allocator` keeps blocks up to 32 MiB in the heap and up to 64 MiB free at its top, so one slice's
 memory is reused by the next. The peak resident size does not grow (it is the slice's working set either
 way); a worker keeps at most 64 MiB it no longer uses. The environment variable ``HUDI_LOG_MALLOC=off``
-leaves the allocator as it was (set it for Spark's workers with ``spark.executorEnv.HUDI_LOG_MALLOC``).
-Where the C library is not glibc, nothing is changed.
+in the process's environment (a Spark worker's: on ``local`` masters the driver's) leaves the allocator as
+it was. Where the C library is not glibc, nothing is changed.
 """
 
 from __future__ import annotations
