@@ -117,3 +117,13 @@ def test_a_dataframe_queried_again_sees_every_row(spark, corpus_tables):
         same_rows(df.where(f"{col} = '{value}'").toArrow(), read_table(root, filters=[(col, "=", value)]))
         assert df.count() == full.num_rows
     same_rows(df.toArrow(), full)
+
+
+def test_the_data_source_reads_slices_in_any_order(corpus_tables):
+    """A DataFrame's rows have no order, so the data source's plan lets the merge skip putting a slice's rows
+    in its base file's order (the rows themselves are checked against read_table above)."""
+    from hudi_log.spark.source import _plan
+
+    root = corpus_tables["quickstart_trips_table_mor_avro_v6_trips_8i1u"]
+    assert _plan({"path": str(root)}).context.ordered is False
+    assert HudiTable(root).plan().context.ordered is True

@@ -129,6 +129,8 @@ def _plan(options, filters=()):
         # plan (checked there), which a later commit must not move
         args, validate = {**args, "as_of": planned}, False
     plan = HudiTable(path).plan(**args, filters=list(filters) or None, strict=strict, validate=validate)
+    # a DataFrame's rows have no order: the merge need not put a slice's rows in its base file's
+    plan = replace(plan, context=replace(plan.context, ordered=False))
     columns = read_columns(options)
     if columns:
         names = plan.context.table_schema.names

@@ -1,7 +1,8 @@
 """Merging a file slice on Arrow: the base file and the merged log, with vectorized key lookups.
 
 The result is the one the record-by-record merge (``read._slice_rows``, Java semantics in scanner.py)
-gives, row order included; slices this module cannot merge exactly raise :class:`NotVectorizable` and
+gives, row order included (a caller that needs no order, as Spark's, may get the rows in another one:
+``ordered``); slices this module cannot merge exactly raise :class:`NotVectorizable` and
 the caller uses the record path.
 
 * The scanner decides which blocks count and in which order (skips, rollbacks, log compaction).
@@ -115,12 +116,13 @@ def _ordering(t: pa.Table, ordering_fields, typ) -> pa.ChunkedArray:
 
 
 def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, schema: pa.Schema,
-                out=None) -> pa.Table:
+                out=None, ordered: bool = True) -> pa.Table:
     """Base rows (a table already conformed to ``schema``, or a :class:`TwoStepBase` of it) merged with the
     scanner's log; conforms to ``schema``, or holds only the columns ``out`` names (in that order) where it
     is given. ``schema`` may be a projection that keeps the columns the merge reads (keys, ordering, delete
     markers): only those are decoded from the log blocks; ``out`` leaves the merge's own columns out of the
-    rows taken."""
+    rows taken. ``ordered=False`` allows the rows in any order (the same rows): where the log's rows replace
+    every base row, they are handed on in the log's order, not reordered to the base file's."""
     out = schema.names if out is None else list(out)
     ordering_fields = scanner.ordering_fields
     if len(ordering_fields) > 1:
@@ -193,7 +195,7 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
         raise NotVectorizable("a delete whose ordering value's class differs from the records' (Hudi 1.x rules)")
     winners = _winners(e, codes, scanner.merge_mode)
     return _combine(base, base_part, base_codes, records, winners, scanner.merge_mode, ordering_fields, ord_type,
-                    scanner.table_version)
+                    scanner.table_version, ordered)
 
 
 class _LogRows:
@@ -298,8 +300,8 @@ def _winners(e: pa.Table, codes: np.ndarray, merge_mode: str) -> pa.Table:
     e = e.drop_columns([_KEY]).append_column(_CODE, pa.array(codes, pa.int32()))  # keys are their codes now
     if n_codes == e.num_rows:  # every key once (an upsert of distinct keys): each entry wins
         return e
-    if merge_mode == COMMIT_TIME:
-        return e.take(_last_per_code(codes, n_codes))
+    if merge_mode == COMMIT_TIME:  # the columns _combine reads of a winner
+        return e.select([_DEL, _ROW]).take(_last_per_code(codes, n_codes))
     codes = e.column(_CODE).combine_chunks()
     by_pos = pc.sort_indices(e, sort_keys=[(_CODE, "ascending"), (_POS, "ascending")])  # positions ascend
     if pc.any(e.column(_DEF)).as_py():
@@ -325,7 +327,7 @@ def _flat(a) -> pa.Array:
 
 
 def _combine(base, base_part, base_codes, log_rows: _LogRows, winners, merge_mode, ordering_fields, ord_type,
-             table_version: int = 8) -> pa.Table:
+             table_version: int = 8, ordered: bool = True) -> pa.Table:
     """The slice's rows: base rows in file order (kept, replaced by their key's winner, or dropped by a
     delete), then the winners of keys only the log holds. ``base_part``: the base rows' merge columns;
     ``base_codes``: their keys' codes (:func:`_codes`)."""
@@ -360,10 +362,18 @@ def _combine(base, base_part, base_codes, log_rows: _LogRows, winners, merge_mod
         return _full(base, log_rows.out).take(pa.array(idx))
     logs, at = log_rows.rows_for(idx[~from_base] - nb)
     if not from_base.any():  # no base row survives: the base file's other columns are never read
+        if not ordered and _each_once(at, logs.num_rows):
+            return logs
         return logs.take(pa.array(at))
     idx[~from_base] = at + nb
     # one table and one contiguous index array: Arrow's take with chunked indices is ~10x slower
     return pa.concat_tables([_full(base, log_rows.out), logs]).take(pa.array(idx))
+
+
+def _each_once(idx: np.ndarray, n: int) -> bool:
+    """``idx`` takes each of ``n`` rows exactly once (a permutation; a base file holding a key twice takes its
+    winner twice)."""
+    return len(idx) == n and bool((np.bincount(idx, minlength=n) == 1).all())
 
 
 def _bools(a) -> np.ndarray:

@@ -116,6 +116,7 @@ class ReadContext:
     strict: bool = False  # damage to committed files raises IntegrityError instead of a warning (.integrity)
     log_extents: tuple[tuple[str, int, str], ...] = ()  # (log file name, committed extent, commit)
     reported: frozenset[str] = frozenset()  # files the plan already reported
+    ordered: bool = True  # False: a slice's rows in any order (a Spark DataFrame has none), the merge's reorder skipped
 
     @property
     def schema(self) -> pa.Schema:
@@ -467,7 +468,7 @@ def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | TwoSte
     if not task.log_files:
         return base if base is not None else schema.empty_table()
     try:
-        return merge_slice(base, _scanner(ctx, task), schema, out)
+        return merge_slice(base, _scanner(ctx, task), schema, out, ordered=ctx.ordered)
     except NotVectorizable:
         return None
 
