@@ -153,11 +153,7 @@ def test_unordered_merge_hands_on_the_log_rows_as_they_are(tmp_path):
         for name, log_keys, base_keys in (("all", [2, 1, 5], [1, 2]), ("dup", [1, 1], [1, 1])):
             root = tmp_path / f"{mode}-{name}"
             root.mkdir()
-            task = _build(root, [("data", "100", log_keys, 1)], [], 0)
-            base = root / f"{FILE_ID}_1-0-1_099.parquet"
-            rows = make_records("099", base_keys, ts=0)
-            pq.write_table(pa.Table.from_pylist(rows, schema=_table_schema()), base)
-            task = replace(task, base_file=str(base))
+            task = _build(root, [("data", "100", log_keys, 1)], base_keys, 0)
             expected = read_slice(ctx, task, vectorized=False)
             assert read_slice(ctx, task).equals(expected)
             got = read_slice(replace(ctx, ordered=False), task)
