@@ -78,8 +78,18 @@ def normalise_options(options: Mapping | None) -> dict[str, str]:
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
 
 
+OPERATION_OPTION = "hoodie.datasource.write.operation"
+
+
 def resolve_operation(operation: str | None, options: Mapping) -> str:
-    op = (operation or option(options, "hoodie.datasource.write.operation", default="upsert")).lower()
+    """The write's operation: the explicit argument (a CLI flag, ``write_table``'s ``operation``) or Hudi's
+    ``hoodie.datasource.write.operation``, default upsert. The two disagreeing is an error, never a silent
+    choice of one: a ``delete`` given as an option and overridden by a default would keep the rows."""
+    named = option(options, OPERATION_OPTION)
+    if operation and named and operation.lower() != named.lower():
+        raise WriteError("<options>", f"the operation {operation!r} and {OPERATION_OPTION}={named!r} disagree "
+                                      f"(give one of them)")
+    op = (operation or named or "upsert").lower()
     if op not in OPERATIONS:
         raise WriteError("<options>", f"unknown operation {op!r} (one of {', '.join(OPERATIONS)})")
     return op

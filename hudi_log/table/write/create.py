@@ -69,6 +69,26 @@ def option(options: Mapping, *names: str, default=None):
     return default
 
 
+#: the ordering (precombine) field's names: Hudi 1.x's first, then the 0.x spellings Java still takes
+ORDERING_OPTIONS = ("hoodie.table.ordering.fields", "hoodie.datasource.write.precombine.field",
+                    "hoodie.table.precombine.field", "hoodie.payload.ordering.field")
+
+
+def ordering_field(options: Mapping, path) -> str | None:
+    """The one ordering field a new table records (``hoodie.table.precombine.field``), from any of Java's
+    spellings (:data:`ORDERING_OPTIONS`). Spellings that disagree are an error; so are several fields, which
+    only table version 9 records (``hoodie.table.ordering.fields``)."""
+    given = {n: ",".join(split_fields(options.get(n))) for n in ORDERING_OPTIONS if split_fields(options.get(n))}
+    if len(set(given.values())) > 1:
+        raise TableOptionsError(path, "ordering fields disagree: " + ", ".join(f"{k}={v!r}" for k, v in given.items())
+                                + " (give one of them)")
+    value = next(iter(given.values()), None)
+    if value and "," in value:
+        raise TableOptionsError(path, f"several ordering fields ({value!r}) need table version 9; "
+                                      f"versions 6 and 8 record one (hoodie.table.precombine.field)")
+    return value
+
+
 def split_fields(v) -> list[str]:
     if v is None:
         return []
@@ -125,7 +145,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field", "hoodie.table.recordkey.fields"))
     if not keys:
         raise TableOptionsError(path, "hoodie.datasource.write.recordkey.field is required")
-    precombine = option(options, "hoodie.datasource.write.precombine.field", "hoodie.table.precombine.field")
+    precombine = ordering_field(options, path)
     partitions = split_fields(option(options, "hoodie.datasource.write.partitionpath.field",
                                      "hoodie.table.partition.fields"))
     hive = option(options, "hoodie.datasource.write.hive_style_partitioning", default="false").lower()
@@ -254,6 +274,11 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
     keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field"))
     if keys and keys != props.record_key_fields:
         raise TableMismatchError(where, f"record key is {props.record_key_fields}, the write asked for {keys}")
+    ordering = ordering_field(options, "<options>") if props.version < 9 else None
+    # Java's HoodieWriterUtils.validateTableConfig: a precombine field that differs from the table's is a conflict
+    if ordering and props.ordering_fields and [ordering] != props.ordering_fields:
+        raise TableMismatchError(where, f"ordering field is {','.join(props.ordering_fields)!r}, "
+                                        f"the write asked for {ordering!r}")
     parts = option(options, "hoodie.datasource.write.partitionpath.field")
     # Custom's field:type spelling names the same fields (HoodieTableConfig.getPartitionFields strips the types)
     if parts is not None and [f.split(":")[0] for f in split_fields(parts)] != props.partition_fields:
