@@ -73,3 +73,9 @@ def test_ordering_names_that_disagree_or_several_fields_are_refused(tmp_path):
     write_table(path, data, "upsert", {**BASE, "hoodie.table.ordering.fields": "ts"})
     with pytest.raises(TableMismatchError, match="ordering field"):
         write_table(path, data, "upsert", {"hoodie.datasource.write.precombine.field": "u"})
+
+
+def test_readme_object_store_import_works():
+    from hudi_log.table import read_table as r, write_table as w  # the README's object-store snippet
+
+    assert w is write_table and r is read_table
