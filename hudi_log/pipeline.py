@@ -68,7 +68,8 @@ def main(ctx, master: str | None) -> None:
 @click.option("--precombine", default=None, help="hoodie.datasource.write.precombine.field")
 @click.option("--partition-path", default=None, help="hoodie.datasource.write.partitionpath.field")
 @click.option("--operation", default="upsert",
-              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite"]))
+              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite",
+                                 "insert_overwrite_table", "delete_partition"]))
 @click.option("--mode", type=click.Choice(["append", "overwrite"]), default="append")
 @click.option("--option", "extra", multiple=True, help="any other Hudi write option, KEY=VALUE (repeatable)")
 @click.pass_context

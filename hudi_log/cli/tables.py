@@ -168,8 +168,8 @@ def _read_input(path: str):
 @click.option("--input", "input_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="records to write: FILE.jsonl or FILE.parquet")
 @click.option("--operation", default=None,
-              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite"]),
-              help="the write operation (default: -o hoodie.datasource.write.operation, else upsert)")
+              help="insert, upsert, delete, bulk_insert, insert_overwrite, insert_overwrite_table or delete_partition "
+                   "(default: -o hoodie.datasource.write.operation, else upsert)")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="a Hudi write option (repeatable)")
 @click.option("--table-name", default=None, help="hoodie.table.name (default: the folder's name)")
 @click.option("--table-type", default=None, type=click.Choice(["COPY_ON_WRITE", "MERGE_ON_READ"], case_sensitive=False))

@@ -64,7 +64,9 @@ DEFAULT_IDENTIFIER = "default_single_writer"
 #: hudi-log's own entry beside Java's checkpoint: Spark's query id
 QUERY_ID_KEY = "hudi_log.streaming.queryId"
 OPERATION = "hoodie.datasource.write.operation"
-STREAM_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete")
+#: Java's streaming sink hands each micro-batch to the batch writer, so every operation it has applies
+STREAM_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                     "delete_partition")
 COMPACT_INLINE = "hoodie.compact.inline"
 COMPACT_ASYNC = "hoodie.datasource.compaction.async.enable"
 DISABLE_COMPACTION = "hoodie.datasource.write.streaming.disable.compaction"

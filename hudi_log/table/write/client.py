@@ -91,8 +91,8 @@ from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
 from ..view.base_file import bloom_options
 from .context import (
-    WriteContext, action_for,
-    normalise_options, resolve_operation,
+    PARTITIONS_TO_DELETE, WriteContext, action_for,
+    normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
@@ -174,11 +174,8 @@ class WriteTransaction:
         }
         replaced: dict[str, list[str]] = {}
         if ctx.action == REPLACE_COMMIT:
-            written = {s["fileId"] for s in stats}
-            for g in ctx.file_groups.values():
-                if g.partition in by_partition and g.file_id not in written:
-                    replaced.setdefault(g.partition, []).append(g.file_id)
-            metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
+            replaced = replaced_file_groups(ctx, by_partition, {s["fileId"] for s in stats})
+            metadata["partitionToReplaceFileIds"] = replaced
             try:  # an overwrite does not replace file groups a pending clustering is rewriting
                 refuse_clustered_updates(ctx, [f for fids in replaced.values() for f in fids])
             except ClusteringUpdateError:
@@ -291,6 +288,9 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     kind = index_type(path, opts)  # refused by name before anything is written
+    if op == "delete_partition" and not option(opts, PARTITIONS_TO_DELETE):
+        raise WriteError(path, f"delete_partition needs {PARTITIONS_TO_DELETE} (comma-separated partition paths, "
+                               f"'*' a wildcard), or records whose partitions are to go")
     config = concurrency_config(opts)  # refused before anything is written
     configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
     table_path = as_path(path)
@@ -308,7 +308,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     if not (table_path / ".hoodie" / "hoodie.properties").exists():
         if avro_in is None:
             raise WriteError(table_path, "a new table needs the data's schema")
-        if op == "delete":
+        if op in ("delete", "delete_partition"):
             raise WriteError(table_path, "cannot delete from a table that does not exist")
         new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
@@ -343,7 +343,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         if markers.work_dir(table_path, inst.requested_time).exists():
             markers.delete_work_dir(table_path, inst.requested_time)
     table_schema = current_schema(props, timeline)
-    if op == "delete" or avro_in is None:
+    if op in ("delete", "delete_partition") or avro_in is None:
         if table_schema is None:
             raise WriteError(table_path, "the table has no schema yet and none was given")
         write_schema = table_schema
@@ -464,6 +464,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
         data = to_table(list(data))
         if data is None:
             raise WriteError(path, "no data given (an empty iterable of batches has no schema)")
+    options = _partitions_to_delete(path, data, operation, options)
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
     try:
         stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
@@ -471,3 +472,19 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     except BaseException:
         tx.abort()
         raise
+
+
+def _partitions_to_delete(path, data: pa.Table, operation: str | None, options: Mapping | None) -> Mapping | None:
+    """A ``delete_partition`` without :data:`PARTITIONS_TO_DELETE` deletes the partitions of the records given,
+    as Java's Spark writer does (their partition paths by the table's key generator)."""
+    opts = normalise_options(options)
+    if resolve_operation(operation, opts) != "delete_partition" or option(opts, PARTITIONS_TO_DELETE) \
+            or data.num_rows == 0 or not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+        return options
+    from .keygen_config import key_generator
+
+    props = read_properties(as_path(path))
+    keygen = key_generator(as_path(path), props.to_dict(), opts)
+    table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
+    parts = sorted(set(keygen.partition_path_array(table).to_pylist()))
+    return {**opts, PARTITIONS_TO_DELETE: ",".join(parts)}

@@ -256,7 +256,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     (inserts given a small file arrive tagged with it). ``pack``: this task writes the instant's whole batch,
     so its inserts may go into the small files (no other task can pick the same one)."""
     table = to_table(batches)
-    if table is None or table.num_rows == 0:
+    if table is None or table.num_rows == 0 or ctx.operation == "delete_partition":  # it replaces, writes nothing
         return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
     props = ctx.properties
     keys = _strings(ctx.keygen.record_key_array(table))
