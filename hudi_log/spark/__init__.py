@@ -33,14 +33,15 @@ def register(spark) -> None:
     spark.dataSource.register(HudiDataSource)
 
 
-def read(spark, path: str, options: dict | None = None, columns=None):
+def read(spark, path: str, options: dict | None = None, columns=None, filters=None):
     """The Hudi table at ``path`` as a DataFrame (Hudi's read option names); base-only slices are read by
     Spark's Parquet scan, merged ones by the ``hudi_log`` data source. ``columns``: only these are read and
-    handed to Spark (a later ``select`` cannot tell a Python data source)."""
+    handed to Spark (a later ``select`` cannot tell a Python data source). ``filters``: ``(column, op,
+    value)`` tuples; those on partition columns prune file slices before anything is read."""
     from .native import read as _read
 
     register(spark)
-    return _read(spark, path, options, columns)
+    return _read(spark, path, options, columns, filters)
 
 
 def write(df, path: str, options: dict | None = None, mode: str = "append"):
