@@ -277,8 +277,8 @@ var Hfile = (function() {
 
     /**
      * File offset of the previous block of the same type, 8 bytes; -1 for none (HBase's
-     * writer chains data blocks and the two root indexes; Hudi's native writer writes -1
-     * except for the meta index, whose value is the root data index's offset).
+     * writer chains data blocks and the two root indexes; Hudi 1.1's writer writes -1 for
+     * its first data block and every other block, and a later data block's own offset).
      */
 
     /**
@@ -1106,7 +1106,8 @@ var Hfile = (function() {
   })();
 
   /**
-   * A protobuf base-128 varint, least significant group first (at most 10 bytes).
+   * A protobuf base-128 varint, least significant group first. Protobuf writes at most 10 groups;
+   * `value` reads 10 (hudi-log's bridge refuses longer ones).
    */
 
   var PbVarint = Hfile.PbVarint = (function() {
@@ -1128,7 +1129,7 @@ var Hfile = (function() {
         this.groups.push(_);
         this._debug.groups.arr[this.groups.length - 1].end = this._io.pos;
         i++;
-      } while (!( ((_ < 128) || (this.groups.length == 10)) ));
+      } while (!(_ < 128));
       this._debug.groups.end = this._io.pos;
     }
 

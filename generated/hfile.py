@@ -1299,7 +1299,9 @@ class Hfile(ReadWriteKaitaiStruct):
 
 
     class PbVarint(ReadWriteKaitaiStruct):
-        """A protobuf base-128 varint, least significant group first (at most 10 bytes)."""
+        """A protobuf base-128 varint, least significant group first. Protobuf writes at most 10 groups;
+        `value` reads 10 (hudi-log's bridge refuses longer ones).
+        """
         def __init__(self, _io=None, _parent=None, _root=None):
             super(Hfile.PbVarint, self).__init__(_io)
             self._parent = _parent
@@ -1311,7 +1313,7 @@ class Hfile(ReadWriteKaitaiStruct):
             while True:
                 _ = self._io.read_u1()
                 self.groups.append(_)
-                if  ((_ < 128) or (len(self.groups) == 10)) :
+                if _ < 128:
                     break
                 i += 1
             self._dirty = False
@@ -1338,8 +1340,8 @@ class Hfile(ReadWriteKaitaiStruct):
             for i in range(len(self.groups)):
                 pass
                 _ = self.groups[i]
-                if  ((_ < 128) or (len(self.groups) == 10))  != (i == len(self.groups) - 1):
-                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1,  ((_ < 128) or (len(self.groups) == 10)) )
+                if (_ < 128) != (i == len(self.groups) - 1):
+                    raise kaitaistruct.ConsistencyError(u"groups", i == len(self.groups) - 1, _ < 128)
 
             self._dirty = False
 

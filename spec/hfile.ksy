@@ -91,8 +91,8 @@ types:
         type: s8
         doc: |
           File offset of the previous block of the same type, 8 bytes; -1 for none (HBase's
-          writer chains data blocks and the two root indexes; Hudi's native writer writes -1
-          except for the meta index, whose value is the root data index's offset).
+          writer chains data blocks and the two root indexes; Hudi 1.1's writer writes -1 for
+          its first data block and every other block, and a later data block's own offset).
       - id: checksum_type
         type: u1
         enum: checksum_type
@@ -407,13 +407,15 @@ types:
         doc: 4 bytes, little-endian.
 
   pb_varint:
-    doc: A protobuf base-128 varint, least significant group first (at most 10 bytes).
+    doc: |
+      A protobuf base-128 varint, least significant group first. Protobuf writes at most 10 groups;
+      `value` reads 10 (hudi-log's bridge refuses longer ones).
     -webide-representation: '{value:dec}'
     seq:
       - id: groups
         type: u1
         repeat: until
-        repeat-until: _ < 128 or groups.size == 10
+        repeat-until: _ < 128
         doc: The 7-bit groups; the high bit marks a group that is not the last.
     instances:
       value:

@@ -29,15 +29,19 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
+from .hfile_grammar import HFileLayout, parse_layout
 from .hfile_wire import HFileError, _crc32c, _delimited_message, _protobuf_fields
 
 __all__ = [
     "HFileError",
     "HFileKeyValue",
     "HFileContents",
+    "HFileLayout",
     "read_hfile",
+    "write_hfile",
     "TRAILER_SIZE",
     "COMPRESSION_CODECS",
 ]
@@ -108,6 +112,15 @@ class HFileContents:
     comparator: str
     """Comparator class name from the trailer (Hudi: HoodieHBaseKVComparator)."""
     records: list[HFileKeyValue]
+    meta_blocks: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    """Named meta blocks to write (Hudi's base files: ``bloomFilter``); a file read keeps its own in ``layout``."""
+    source: bytes | None = field(default=None, compare=False, repr=False)
+    """The bytes these contents were read from (``None`` for contents built to be written)."""
+
+    @cached_property
+    def layout(self) -> HFileLayout | None:
+        """The file as spec/hfile.ksy lays it out (its blocks as stored, its trailer), parsed on first use."""
+        return parse_layout(self.source) if self.source is not None else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -561,4 +574,8 @@ def _read(data: bytes, verify_checksums: bool) -> HFileContents:
         file_info=file_info,
         comparator=trailer.comparator,
         records=records,
+        source=data,
     )
+
+
+from .hfile_writer import write_hfile  # noqa: E402  (it writes the HFileContents defined above)
