@@ -146,7 +146,8 @@ def build_hfile(
     it computes (last key, average key and value lengths, creation time, KEY_VALUE_VERSION), which
     replace same-named ones; ``meta_blocks`` become one META block each (Hudi: ``bloomFilter``).
     ``create_time_ms`` defaults to a given ``hfile.CREATE_TIME_TS``, else now.
-    Keys must be strictly ascending by their UTF-8 bytes (Hudi sorts and refuses duplicates).
+    Keys must be strictly ascending (Hudi sorts and refuses duplicates): text keys in Java's String
+    order (UTF-16 code units, as Hudi's TreeMap sorts them), byte keys by their bytes.
     """
     try:
         codec = CompressionCodec[compression.lower()]
@@ -185,11 +186,14 @@ def build_hfile(
         prev_offset = offset
         pending, pending_bytes = [], 0
 
+    last_order = b""
     for key, value in records:
+        order = key.encode("utf-16-be", "surrogatepass") if isinstance(key, str) else bytes(key)
         key = key.encode("utf-8") if isinstance(key, str) else bytes(key)
         value = bytes(value)
-        if count and key <= last_key:
+        if count and order <= last_order:
             raise HFileError(-1, f"record {count} key", f"{key!r} does not come after {last_key!r} (keys must be sorted and unique)")
+        last_order = order
         if len(key) > 0x7FFF:
             raise HFileError(-1, f"record {count} key", f"{len(key)} bytes; a cell row holds at most 32767")
         if pending and pending_bytes + len(key) + len(value) + 9 > block_size:
