@@ -36,7 +36,6 @@ from construct import (
     OneOf,
     Rebuild,
     SizeofError,
-    StreamError,
     StringEncoded,
     Struct,
     Switch,
@@ -45,7 +44,6 @@ from construct import (
     VarInt,
     len_,
     stream_read,
-    stream_size,
     stream_tell,
     stream_write,
     this,
@@ -77,27 +75,22 @@ def _in_enum(sub, enum):
     return OneOf(sub, [e.value for e in enum])
 
 
-class AllButLast(Construct):
-    """Bytes from here up to `n` bytes before the end of the (sub)stream: the .ksy's
-    `size: _io.size - _io.pos - n` (n = 4096 for the block section, 4 for the trailer's padding,
-    9 for a cell key's qualifier)."""
+def _log_grammar():
+    # AllButLast is spec/hudi_log.py's; that file shares its module name with the hudi_log package,
+    # so it is loaded by path
+    import importlib.util
+    from pathlib import Path
 
-    def __init__(self, n):
-        super().__init__()
-        self.n = n
+    spec = importlib.util.spec_from_file_location("hudi_log_construct_grammar", Path(__file__).with_name("hudi_log.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
-    def _parse(self, stream, context, path):
-        length = stream_size(stream) - stream_tell(stream, path) - self.n
-        if length < 0:
-            raise StreamError(f"stream too short: needs {self.n} more bytes after this field", path=path)
-        return stream_read(stream, length, path)
 
-    def _build(self, obj, stream, context, path):
-        stream_write(stream, obj, len(obj), path)
-        return obj
-
-    def _sizeof(self, context, path):
-        raise SizeofError("size depends on the enclosing stream", path=path)
+#: bytes from here up to `n` bytes before the end of the (sub)stream: the .ksy's
+#: `size: _io.size - _io.pos - n` (n = 4096 for the block section, 4 for the trailer's padding,
+#: 9 for a cell key's qualifier)
+AllButLast = _log_grammar().AllButLast
 
 
 class HadoopVInt(Construct):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import random
 import struct
 import subprocess
 import zlib
@@ -32,7 +33,7 @@ from hudi_log.format.content.hfile_grammar import (
     parse_body,
     parse_layout,
 )
-from hudi_log.format.content.hfile_writer import build_hfile, java_hash_map_order
+from hudi_log.format.content.hfile_writer import build_hfile, data_block_payload, java_hash_map_order
 
 from test_grammar import NODE, REPO, _need_node
 from test_grammar_js import _dump, _same
@@ -153,7 +154,12 @@ def test_built_files_read_back(compression, n, block_size):
     assert write_hfile(contents) == data
 
 
-def test_data_block_body_is_the_grammars():
+def test_data_block_fast_path_is_the_grammars():
+    rng = random.Random(36)
+    for _ in range(20):
+        cells = [(rng.randbytes(rng.randrange(0, 300)), rng.randbytes(rng.randrange(0, 2000)))
+                 for _ in range(rng.randrange(0, 30))]
+        assert data_block_payload(cells) == data_block_body_bytes(cells)
     cells = [(b"a", b"1"), (b"bb", b"")]
     raw = data_block_body_bytes(cells)
     assert raw == b"".join(

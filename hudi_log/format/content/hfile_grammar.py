@@ -189,27 +189,22 @@ def parse_layout(data: bytes | bytearray | memoryview) -> HFileLayout:
 # Writing
 
 
+def pb_varint_bytes(value: int) -> bytes:
+    """A protobuf varint; a negative int64 as its two's complement, 10 bytes, as protobuf writes it."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
 def _varint(value: int, parent, root) -> "Hfile.PbVarint":
     v = Hfile.PbVarint(None, parent, root)
-    if value < 0:
-        value += 1 << 64  # protobuf writes negative int64 as its two's complement, 10 bytes
-    groups = []
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            groups.append(low | 0x80)
-        else:
-            groups.append(low)
-            break
-    v.groups = groups
+    v.groups = list(pb_varint_bytes(value))
     return v
-
-
-def _varint_size(value: int) -> int:
-    if value < 0:
-        return 10
-    return max(1, (value.bit_length() + 6) // 7)
 
 
 def _pb_message(fields: list[tuple[int, int, PbValue]], parent, root) -> tuple["Hfile.PbMessage", int]:
