@@ -230,7 +230,9 @@ types:
   index_body:
     doc: |
       Uncompressed payload of an IDXROOT2 block: the single-level root data index (one entry per
-      data block) or the meta index (one per meta block). Hudi writes one index level only.
+      data block) or the meta index (one per meta block). Hudi writes one index level only (the
+      trailer's num_data_index_levels is 1 in every Hudi file); HBase's root index of a multi-level
+      index would end with a mid-key record (long, int, int) that this type does not describe.
     doc-ref: https://github.com/apache/hudi/blob/master/hudi-io/src/main/java/org/apache/hudi/io/hfile/HFileRootIndexBlock.java
     seq:
       - id: entries

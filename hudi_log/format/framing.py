@@ -1,4 +1,5 @@
-"""Writing blocks to a log file; every byte comes from the grammar's serializer.
+"""Writing blocks to a log file; every byte comes from the grammar's serializer (an HFILE block's
+content, an HFile, from spec/hfile.ksy's: ``hfile_data_block``).
 
 This is the plain "put these blocks in this file" helper. ``hudi_log.log.writer.LogWriter`` is the
 writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, rollover), and
