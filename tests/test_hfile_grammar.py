@@ -213,3 +213,15 @@ def test_built_and_corpus_files_parse_alike_in_javascript(corpus_hfiles, tmp_pat
     tree = json.loads(r.stdout)[1]["tree"]
     cells = tree["section"]["blocks"][0]["payload"]["body"]["cells"]
     assert cells[0]["key"]["row_text"] == "key-00000"
+
+
+def test_changed_contents_are_laid_out_again():
+    data = write_hfile(HFileContents(3, 0, "GZ", 2, {}, "", [HFileKeyValue("a", b"1", 0, 4), HFileKeyValue("b", b"2", 0, 4)]))
+    contents = read_hfile(data)
+    assert write_hfile(contents) == data  # unchanged: its own bytes
+    fewer = dataclasses.replace(contents, records=contents.records[:1], entry_count=1)
+    assert [r.key for r in read_hfile(write_hfile(fewer)).records] == ["a"]
+    with_bloom = dataclasses.replace(contents, meta_blocks={"bloomFilter": b"bits"})
+    again = read_hfile(write_hfile(with_bloom))
+    (meta,) = [b for b in again.layout.blocks if b.magic == "METABLKc"]
+    assert zlib.decompress(meta.payload, 31) == b"bits" and again.records == contents.records

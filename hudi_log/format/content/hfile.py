@@ -112,8 +112,9 @@ class HFileContents:
     comparator: str
     """Comparator class name from the trailer (Hudi: HoodieHBaseKVComparator)."""
     records: list[HFileKeyValue]
-    meta_blocks: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
-    """Named meta blocks to write (Hudi's base files: ``bloomFilter``); a file read keeps its own in ``layout``."""
+    meta_blocks: dict[str, bytes] = field(default_factory=dict, repr=False)
+    """Named meta blocks to write (Hudi's base files: ``bloomFilter``). A file read leaves this empty and
+    keeps its own in ``layout``; contents given some are laid out again by ``write_hfile``."""
     source: bytes | None = field(default=None, compare=False, repr=False)
     """The bytes these contents were read from (``None`` for contents built to be written)."""
 
