@@ -96,6 +96,9 @@ def test_hfile_docs_cover_the_whole_grammar():
         assert internal not in html, internal
     for name, t in hfile_spec["types"].items():
         assert f'id="type-{name}"' in html, name
+        # the gallery's rule: a doc on every type, field and instance
+        assert t.get("doc") and all(a.get("doc") for a in t.get("seq", [])), name
+        assert all(i.get("doc") for i in t.get("instances", {}).values()), name
         for attr in t.get("seq", []):
             assert f'<code class="id">{attr["id"]}</code>' in html, (name, attr["id"])
         for inst in t.get("instances", {}):

@@ -32,7 +32,16 @@ import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .hfile_grammar import HFileLayout, parse_layout
+from .hfile_grammar import (
+        BLOCK_HEADER_SIZE,
+    PB_MAGIC,
+    TRAILER_MAGIC,
+    TRAILER_SIZE,
+    ChecksumType,
+    CompressionCodec,
+    HFileLayout,
+    parse_layout,
+)
 from .hfile_wire import HFileError, _crc32c, _delimited_message, _protobuf_fields
 
 __all__ = [
@@ -46,13 +55,11 @@ __all__ = [
     "COMPRESSION_CODECS",
 ]
 
-TRAILER_SIZE = 4096
-TRAILER_MAGIC = b'TRABLK"$'
-PB_MAGIC = b"PBUF"
+# Sizes, magics and codes come from spec/hfile.ksy (through .hfile_grammar): one place per fact.
 
 # Header sizes: 8 magic + 4 + 4 + 8 without checksum fields; + 1 + 4 + 4 with them.
 HEADER_SIZE_NO_CHECKSUM = 24
-HEADER_SIZE_WITH_CHECKSUM = 33
+HEADER_SIZE_WITH_CHECKSUM = BLOCK_HEADER_SIZE
 # HBase minor version from which every block header carries the checksum fields.
 MINOR_VERSION_WITH_CHECKSUM = 1
 
@@ -65,10 +72,12 @@ FILE_INFO_MAGIC = b"FILEINF2"
 _INLINE_NON_DATA_MAGICS = frozenset({b"IDXLEAF2", b"IDXINTE2", b"BLMFBLK2"})
 
 # Ordinals of HBase's Compression.Algorithm as stored in the trailer; they never change.
-COMPRESSION_CODECS = ("LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD")
+COMPRESSION_CODECS = tuple(c.name.upper() for c in sorted(CompressionCodec, key=lambda c: c.value))
 
 # HBase ChecksumType codes.
-_CHECKSUM_NULL, _CHECKSUM_CRC32, _CHECKSUM_CRC32C = 0, 1, 2
+_CHECKSUM_NULL, _CHECKSUM_CRC32, _CHECKSUM_CRC32C = (
+    t.value for t in (ChecksumType.null, ChecksumType.crc32, ChecksumType.crc32c)
+)
 _CHECKSUM_SIZE = 4
 
 # File-info keys that change the key/value entry layout (HBase HFileReaderImpl semantics).

@@ -40,6 +40,8 @@ __all__ = [
     "gzip_block",
     "BLOCK_HEADER_SIZE",
     "TRAILER_SIZE",
+    "TRAILER_MAGIC",
+    "PB_MAGIC",
 ]
 
 BlockType = Hfile.BlockType
@@ -52,8 +54,25 @@ WireType = Hfile.WireType
 #: the checksummed block header every block of a version-3 file has
 BLOCK_HEADER_SIZE = 33
 TRAILER_SIZE = 4096
-_TRAILER_MAGIC = b'TRABLK"$'
-_PB_MAGIC = b"PBUF"
+
+
+def _contents_of(cls, field: str) -> bytes:
+    # A magic is written once, as `contents` in the .ksy; the generated check carries it.
+    probe = cls()
+    setattr(probe, field, b"")
+    try:
+        probe._check()
+    except kaitaistruct.ConsistencyError as e:  # first its length, then (zeros of it) its bytes
+        setattr(probe, field, bytes(e.expected))
+    try:
+        probe._check()
+    except kaitaistruct.ValidationNotEqualError as e:
+        return bytes(e.expected)
+    raise AssertionError(f"generated grammar lost the {field} check of {cls.__name__}")
+
+
+TRAILER_MAGIC = _contents_of(Hfile.Trailer, "magic")
+PB_MAGIC = _contents_of(Hfile.FileInfoBody, "pb_magic")
 
 PbValue = Union[int, bytes]
 
@@ -280,10 +299,10 @@ def layout_bytes(layout: HFileLayout) -> bytes:
 
     t = layout.trailer
     trailer = Hfile.Trailer(None, root, root)
-    trailer.magic = _TRAILER_MAGIC
+    trailer.magic = TRAILER_MAGIC
     trailer.proto, proto_size = _pb_message(t.fields, trailer, root)
     trailer.len_proto = _varint(proto_size, trailer, root)
-    pad_len = TRAILER_SIZE - len(_TRAILER_MAGIC) - len(trailer.len_proto.groups) - proto_size - 4
+    pad_len = TRAILER_SIZE - len(TRAILER_MAGIC) - len(trailer.len_proto.groups) - proto_size - 4
     if pad_len < 0:
         raise HFileError(section_size, "trailer proto", f"{proto_size} bytes do not fit the {TRAILER_SIZE}-byte trailer")
     if t.padding is not None and len(t.padding) != pad_len:

@@ -21,25 +21,28 @@ from typing import Iterable, Mapping, Sequence, Union
 
 from .hfile_grammar import (
     BLOCK_HEADER_SIZE,
-    layout_bytes,
+    PB_MAGIC,
+    ChecksumType,
     CompressionCodec,
     HFileBlock,
     HFileLayout,
     HFileTrailer,
     TrailerField,
-    _PB_MAGIC,
     gzip_block,
+    layout_bytes,
     pb_varint_bytes,
 )
 from .hfile_wire import HFileError
 
-__all__ = ["build_hfile", "write_hfile", "data_block_payload", "java_hash_map_order", "DEFAULT_BLOCK_SIZE", "COMPARATOR_CLASS_NAME"]
+__all__ = [
+    "build_hfile", "write_hfile", "data_block_payload", "java_hash_map_order", "DEFAULT_BLOCK_SIZE", "COMPARATOR_CLASS_NAME",
+]
 
 #: ``hoodie.hfile.block.size`` and ``HFileUtils.DEFAULT_BLOCK_SIZE_FOR_LOG_FILE``
 DEFAULT_BLOCK_SIZE = 1024 * 1024
 COMPARATOR_CLASS_NAME = "org.apache.hudi.io.storage.HoodieHBaseKVComparator"
 _BYTES_PER_CHECKSUM = 16 * 1024
-_CHECKSUM_NULL = 0
+_CHECKSUM_NULL = ChecksumType.null.value
 _LONG_MAX = (1 << 63) - 1
 # HFileInfo's reserved keys, the ones the writer fills itself.
 MAX_MEMSTORE_TS_KEY = "MAX_MEMSTORE_TS_KEY"
@@ -127,7 +130,7 @@ def _file_info_payload(entries: list[tuple[str, bytes]]) -> bytes:
         first = name.encode("utf-8")
         pair = _pb_len(1, first) + _pb_len(2, value)
         message += _pb_len(1, pair)
-    return _PB_MAGIC + pb_varint_bytes(len(message)) + bytes(message)
+    return PB_MAGIC + pb_varint_bytes(len(message)) + bytes(message)
 
 
 def _pb_len(number: int, data: bytes) -> bytes:
