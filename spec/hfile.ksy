@@ -567,7 +567,7 @@ enums:
       doc: Offset of the load-on-open section (the root data index).
     3:
       id: uncompressed_data_index_size
-      doc: Uncompressed size of the data index (Hudi 1.1 writes the data blocks' cell bytes).
+      doc: Uncompressed size of the data index (Hudi 1.1 writes the sum of its data blocks' uncompressed sizes).
     4:
       id: total_uncompressed_bytes
       doc: Uncompressed size of all blocks (absent in Hudi 1.1's files).
