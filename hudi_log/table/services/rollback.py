@@ -195,8 +195,9 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
 
 def rollback_to_requested(table_path: Path, props: TableProperties, target: Instant,
                           config: ConcurrencyConfig) -> Instant:
-    """Roll back an inflight table service whose run died (Java's ``rollbackInflightClustering``): its files
-    go, a rollback instant records it, and the instant returns to requested, its plan kept to run again.
+    """Roll back an inflight table service whose run died (Java's ``rollbackInflightCompaction`` and
+    ``rollbackInflightClustering``): its files go, a rollback instant records it, and the instant returns to
+    requested, its plan kept to run again.
     The caller holds the table lock and has checked that no live process runs it."""
     tw = TimelineWriter(table_path, props)
     rb_instant, beat = reserve_instant(table_path, tw, config)
@@ -278,8 +279,8 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
                 tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                 continue
             target = timeline.instant(plan["instantToRollback"]["commitTime"])
-            # a clustering's rollback returns it to requested (rollback_to_requested): its plan stays
-            keep = target is not None and is_pending_clustering(timeline, target)
+            # a compaction's or clustering's rollback returns it to requested (rollback_to_requested): its plan stays
+            keep = target is not None and (target.action == COMPACTION or is_pending_clustering(timeline, target))
             try:
                 done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time(), keep_requested=keep))
             except TimelineWriteError:
