@@ -1,0 +1,234 @@
+"""Issue 35, item 6: services after a crash. `hudi-log compact`, `cluster` and `clean` run in a subprocess and
+are killed with SIGKILL in the middle; the command run again at once (the killed run's heartbeat still fresh):
+
+* single writer (the default): exits 0, says what it recovered (never "nothing to ..."), the plan completes
+  and the table reads the same rows (hudi-log and hudi-rs); no leftovers (files of the killed run, .tmp files,
+  heartbeats);
+* optimistic concurrency (a lock provider): exits 3 naming the pending instant and when its heartbeat
+  expires, changing nothing; once the heartbeat has expired, a run recovers the plan.
+
+The kill points are deterministic, not timed: the subprocess runs the CLI with one function wrapped to print
+``holding`` and sleep at a chosen point (after the first base file is written or the first file deleted, or
+just before the service's instant completes), and the test kills it once it has said so.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from hudi_log.cli import main
+from hudi_log.table import HudiTable, read_table
+from hudi_log.table.concurrency.heartbeat import heartbeat_path
+from hudi_log.table.services.clean import CleanPlan
+from hudi_log.table.write.client import write_table
+
+hudi = pytest.importorskip("hudi")
+from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
+#: another writer may be live; a lock its killed holder left is taken over once 0.6 s old
+OCC = {"hoodie.write.concurrency.mode": "OPTIMISTIC_CONCURRENCY_CONTROL",
+       "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+       "hoodie.write.lock.filesystem.expire": "0.01"}
+#: the services' actions (clustering completes as a replacecommit in both layouts)
+ACTIONS = {"compact": ("compaction", "commit"), "cluster": ("replacecommit", "clustering"), "clean": ("clean",)}
+
+HELD = r"""
+import pathlib, sys, time
+hold, argv = sys.argv[1], sys.argv[2:]
+
+def stop_here():
+    print("holding", flush=True)
+    time.sleep(600)
+
+if hold == "complete":  # every file written or deleted: stop just before the service's instant completes
+    from hudi_log.table.timeline.writer import TimelineWriter
+    real_complete = TimelineWriter.complete
+    def complete(self, action, *a, **k):
+        if action != "rollback":
+            stop_here()
+        return real_complete(self, action, *a, **k)
+    TimelineWriter.complete = complete
+elif argv[0] == "clean":  # "first-file": stop after the first data file is deleted
+    real_unlink = pathlib.Path.unlink
+    def unlink(self, *a, **k):
+        real_unlink(self, *a, **k)
+        if self.suffix == ".parquet" or ".log." in self.name:
+            stop_here()
+    pathlib.Path.unlink = unlink
+else:  # "first-file": stop after the first new base file is written
+    import hudi_log.table.services.clustering as clustering
+    import hudi_log.table.services.compaction as compaction
+    for module in (compaction, clustering):
+        def write_base_file(*a, _real=module.write_base_file, **k):
+            size = _real(*a, **k)
+            stop_here()
+            return size
+        module.write_base_file = write_base_file
+from hudi_log.cli import main
+main(argv, prog_name="hudi-log")
+"""
+
+
+def options(version: int, table_type: str) -> dict:
+    return {"hoodie.table.name": "crash", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+            "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": str(version)}
+
+
+def rows(pairs, ts: int) -> pa.Table:
+    return pa.Table.from_pylist([{"id": k, "val": v, "ts": ts, "part": f"p{int(k[1:]) % 2}"} for k, v in pairs],
+                                schema=SCHEMA)
+
+
+def make_table(base: Path, service: str, version: int) -> None:
+    """A table the service has work for in both partitions (two base files to write, or several to delete)."""
+    if service == "compact":  # file groups with log files in p0 and p1
+        o = options(version, "MERGE_ON_READ")
+        write_table(base, rows([(f"k{i}", "a") for i in range(8)], 1), "insert", o)
+        write_table(base, rows([("k0", "b"), ("k1", "b"), ("k5", "b")], 2), "upsert", o)
+        write_table(base, rows([("k2", "c"), ("k3", "c")], 3), "upsert", o)
+    elif service == "cluster":  # small file groups, several per partition
+        o = options(version, "COPY_ON_WRITE")
+        for n in range(4):
+            write_table(base, rows([(f"k{n * 2 + j}", f"v{n}") for j in range(2)], n), "bulk_insert", o)
+        write_table(base, rows([("k0", "u0"), ("k3", "u3")], 50), "upsert", o)
+    else:  # old file slices in p0 and p1
+        o = options(version, "COPY_ON_WRITE")
+        write_table(base, rows([(f"k{i}", "a") for i in range(6)], 1), "insert", o)
+        for n in range(2, 5):
+            write_table(base, rows([("k0", f"v{n}"), ("k1", f"v{n}")], n), "upsert", o)
+
+
+def snapshot(base: Path) -> dict:
+    return {r["id"]: r["val"] for r in read_table(base).to_pylist()}
+
+
+def hudi_rs(base: Path) -> dict:
+    return {r["id"]: r["val"] for r in hudi_rs_rows(base)}
+
+
+def command(service: str, base: Path, extra: dict) -> list[str]:
+    args = [service, str(base)] + (["--retain-commits", "1"] if service == "clean" else [])
+    return args + [a for k, v in extra.items() for a in ("--option", f"{k}={v}")]
+
+
+def kill_midway(hold: str, args: list[str]) -> None:
+    """Run ``hudi-log ARGS`` in a subprocess and SIGKILL it where ``hold`` stops it."""
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.Popen([sys.executable, "-c", HELD, hold, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    try:
+        said = p.stdout.readline().strip()
+        assert said == "holding", (said, p.stderr.read() if p.poll() is not None else "")
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(timeout=60)
+        p.stdout.close()
+        p.stderr.close()
+
+
+def pending_of(base: Path, service: str):
+    """The one pending instant of the service's kind the killed run left."""
+    found = [i for i in HudiTable(base).timeline.pending() if i.action in ACTIONS[service]]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def clean_plan_files(base: Path, instant: str) -> list[Path]:
+    req = HudiTable(base).timeline.folder / f"{instant}.clean.requested"
+    plan = CleanPlan.from_bytes(instant, req.read_bytes(), base, req)
+    return [base / rel for rels in plan.files.values() for rel in rels]
+
+
+def assert_recovered(base: Path, service: str, instant: str, expected: dict, planned: list[Path]) -> None:
+    table = HudiTable(base)
+    assert table.timeline.pending() == []
+    done = table.timeline.instant(instant)
+    assert done is not None and done.is_completed
+    assert snapshot(base) == expected == hudi_rs(base)
+    data = [p for p in base.rglob("*") if p.is_file() and ".hoodie" not in p.relative_to(base).parts]
+    assert not [p for p in data if p.name.endswith(".tmp")]
+    assert not list(heartbeat_path(base, instant).parent.iterdir())  # the dead run's heartbeat went too
+    if service == "clean":
+        assert planned and not [p for p in planned if p.exists()]
+        return
+    # the files named with the instant are exactly those its completed metadata lists: none of the killed run's
+    stats = [s for ss in table.timeline.commit_metadata(done)["partitionToWriteStats"].values() for s in ss]
+    assert sorted(s["path"] for s in stats) == sorted(
+        str(p.relative_to(base)) for p in data if p.name.endswith(f"_{instant}.parquet"))
+    assert len(stats) >= 2
+
+
+@pytest.mark.parametrize("service", ["compact", "cluster", "clean"])
+@pytest.mark.parametrize("hold,version", [("first-file", 6), ("complete", 8)])
+def test_single_writer_rerun_recovers_the_killed_plan(tmp_path, service, hold, version):
+    base = tmp_path / "t"
+    make_table(base, service, version)
+    expected = snapshot(base)
+    kill_midway(hold, command(service, base, {}))
+    pending = pending_of(base, service)
+    assert pending.state == "INFLIGHT"
+    assert heartbeat_path(base, pending.requested_time).exists()  # fresh: the kill was a moment ago
+    planned = clean_plan_files(base, pending.requested_time) if service == "clean" else []
+    assert snapshot(base) == expected  # nothing of the killed run is visible
+
+    res = CliRunner().invoke(main, command(service, base, {}))
+    assert res.exit_code == 0, res.output
+    assert "nothing to" not in res.output
+    what = {"compact": "compaction", "cluster": "clustering", "clean": "clean"}[service]
+    first = res.output.splitlines()[0]
+    assert first.startswith(f"{what} {pending.requested_time}: "), res.output
+    if service == "clean":
+        assert first.endswith(f"{len(planned)} file(s) deleted (the pending plan of a killed run)"), res.output
+    else:
+        rb = [i for i in HudiTable(base).timeline.completed() if i.action == "rollback"]
+        assert len(rb) == 1 and f"its killed run rolled back by rollback {rb[0].requested_time}, then run again" \
+            in first, res.output
+        assert HudiTable(base).timeline.commit_metadata(rb[0])["commitsRollback"] == [pending.requested_time]
+    assert_recovered(base, service, pending.requested_time, expected, planned)
+
+
+@pytest.mark.parametrize("service", ["compact", "cluster", "clean"])
+def test_rerun_where_another_writer_may_be_live_names_the_instant_and_its_heartbeat_expiry(tmp_path, service):
+    base = tmp_path / "t"
+    make_table(base, service, 8)
+    expected = snapshot(base)
+    kill_midway("complete", command(service, base, OCC))  # killed holding the table lock, too
+    pending = pending_of(base, service)
+    instant = pending.requested_time
+    planned = clean_plan_files(base, instant) if service == "clean" else []
+    timeline_before = sorted(p.name for p in HudiTable(base).timeline.folder.iterdir() if p.is_file())
+
+    res = CliRunner().invoke(main, command(service, base, OCC))
+    assert res.exit_code == 3, res.output
+    beat = heartbeat_path(base, instant).stat().st_mtime  # the dead run's last beat: nothing beats it since
+    at = datetime.datetime.fromtimestamp(beat + 120, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+    what = {"compact": "compaction", "cluster": "clustering", "clean": "clean"}[service]
+    assert f"{what} {instant} is inflight and its heartbeat is fresh: it expires at {at}Z" in res.output, res.output
+    assert "hoodie.client.heartbeat.interval_in_ms=60000 x hoodie.client.heartbeat.tolerable.misses=2" in res.output
+    assert "OPTIMISTIC_CONCURRENCY_CONTROL" in res.output
+    # nothing changed: the plan still pending, the same timeline files, the same rows
+    assert pending_of(base, service) == pending
+    assert sorted(p.name for p in HudiTable(base).timeline.folder.iterdir() if p.is_file()) == timeline_before
+    assert snapshot(base) == expected
+
+    # once its heartbeat has expired (aged here rather than waited for), the run recovers the plan
+    old = time.time() - 1000
+    os.utime(heartbeat_path(base, instant), (old, old))
+    res = CliRunner().invoke(main, command(service, base, OCC))
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(f"{what} {instant}: ") and "nothing to" not in res.output, res.output
+    assert_recovered(base, service, instant, expected, planned)
+    assert not (base / ".hoodie" / "lock").exists()  # the dead holder's lock was taken over and let go
