@@ -232,3 +232,36 @@ def test_rerun_where_another_writer_may_be_live_names_the_instant_and_its_heartb
     assert res.output.startswith(f"{what} {instant}: ") and "nothing to" not in res.output, res.output
     assert_recovered(base, service, instant, expected, planned)
     assert not (base / ".hoodie" / "lock").exists()  # the dead holder's lock was taken over and let go
+
+
+@pytest.mark.parametrize("service", ["compact", "cluster"])
+def test_a_run_whose_plan_another_run_took_over_does_not_complete(tmp_path, monkeypatch, service):
+    """Against the single-writer promise, a second run starts while the first is still writing: it takes the
+    first for a dead run (fresh heartbeats look alike), rolls its files back and completes the plan; the
+    first then stops before completing (InstantLostError) instead of completing over files that are gone."""
+    from hudi_log.table.errors import InstantLostError
+    from hudi_log.table.services import clustering, compaction
+
+    base = tmp_path / "t"
+    make_table(base, service, 8)
+    expected = snapshot(base)
+    module, run, schedule = ((compaction, compaction.run_compaction, compaction.schedule_compaction)
+                             if service == "compact" else
+                             (clustering, clustering.run_clustering, clustering.schedule_clustering))
+    instant = schedule(base)
+    real, second = module.write_base_file, []
+
+    def write_base_file(*a, **k):
+        size = real(*a, **k)
+        if not second:  # after the first run's first file: the second run, start to end
+            second.append(True)
+            with monkeypatch.context() as m:
+                m.setattr(module, "write_base_file", real)
+                second.append(run(base, instant))
+        return size
+    monkeypatch.setattr(module, "write_base_file", write_base_file)
+    with pytest.raises(InstantLostError, match=f"{instant} was not completed: rollback"):
+        run(base, instant)
+    done = second[1]
+    assert len(done.rolled_back) == 1 and done.instant == instant
+    assert_recovered(base, service, instant, expected, [])

@@ -54,6 +54,7 @@ from ...format.log_file_name import make_write_token
 from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
+from ..errors import InstantLostError
 from ..metadata_table import guard_change
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
@@ -68,7 +69,7 @@ from ..timeline.writer import TimelineWriter
 from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..view.file_system_view import FileSlice, parse_base_file_name, parse_log_file_name
 from .compaction import pending_compactions, planned_files, read_before, run_pending_then_new
-from .recovery import claim_pending
+from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 
 _P = "hoodie.clustering.plan.strategy."
@@ -263,15 +264,16 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
         if inst.state == INFLIGHT:  # its run died: undo what it wrote, then run it again
             rolled.append(rollback_to_requested(table.path, table.properties, inst, config).requested_time)
         beat = Heartbeat(table.path, instant, config).start()
+        known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run(path, inst.action, plan, config, bloom)
+        result = _run(path, inst.action, plan, config, bloom, known)
         result.rolled_back = rolled
         return result
     finally:
         beat.stop()
 
 
-def _run(path, action: str, plan: ClusteringPlan, config, bloom) -> WriteResult:
+def _run(path, action: str, plan: ClusteringPlan, config, bloom, known: set[str]) -> WriteResult:
     table = HudiTable(path)
     instant = plan.instant
     tw = TimelineWriter(table.path, table.properties)
@@ -293,6 +295,12 @@ def _run(path, action: str, plan: ClusteringPlan, config, bloom) -> WriteResult:
     metadata = {"partitionToWriteStats": by_partition, "compacted": False, "operationType": "CLUSTER",
                 "extraMetadata": {"schema": schema_json(schema)}, "partitionToReplaceFileIds": replaced}
     with TableLock(table.path, config):
+        try:
+            still_ours(table.path, table.properties, instant, "clustering", known)
+        except InstantLostError:
+            for s in stats:  # new file groups of this run alone (their ids are new): the other run wrote its own
+                (table.path / s["path"]).unlink(missing_ok=True)
+            raise
         done = tw.complete(action, instant, metadata)
     return WriteResult(instant, done.action, "cluster", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats), replaced_file_ids=replaced)

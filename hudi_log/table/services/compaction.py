@@ -66,7 +66,7 @@ from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
-from .recovery import claim_pending
+from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 
 _JS = {"type": "string", "avro.java.string": "String"}
@@ -328,8 +328,9 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
             if inst.state == INFLIGHT:  # its run died: undo what it wrote (Java's rollbackInflightCompaction)
                 rolled.append(rollback_to_requested(table.path, table.properties, inst, config).requested_time)
             beat = Heartbeat(table.path, instant, config).start()
+        known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run_compaction(path, instant, config, bloom)
+        result = _run_compaction(path, instant, config, bloom, known)
         result.rolled_back = rolled
         return result
     finally:
@@ -358,7 +359,7 @@ def read_before(table: HudiTable, instant: str, what: str, error: type[TableErro
     return schema, table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
 
 
-def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteResult:
+def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str]) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
     if instant not in pending:
@@ -376,6 +377,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
     metadata = {"partitionToWriteStats": by_partition, "compacted": True,
                 "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
     with TableLock(table.path, config):
+        still_ours(table.path, table.properties, instant, "compaction", known)
         done = tw.complete(COMPACTION, instant, metadata)
     return WriteResult(instant, done.action, "compact", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats),

@@ -10,8 +10,9 @@ by default), so a rule that waited for it would leave the plan pending and repor
 
 * A single writer (``hoodie.write.concurrency.mode=SINGLE_WRITER`` and no lock provider, the default)
   does as Java does: Java's promise is one writer at a time, so a pending plan is a dead run's and is
-  recovered at once. Two services run at once by hand against that promise can then run one plan twice
-  (docs/concurrency.md).
+  recovered at once. Two runs of one service started at once against that promise take each other's plan
+  for a dead run's: the one whose run was rolled back under it does not complete (:func:`still_ours`),
+  the other does (docs/concurrency.md).
 * Where another writer may be live (optimistic concurrency, or a lock provider named), a fresh heartbeat
   may be a run going on in another process: the service stops with
   :class:`~hudi_log.table.errors.PendingServiceError`, naming the instant and when its heartbeat expires.
@@ -27,7 +28,10 @@ from pathlib import Path
 
 from ..concurrency.config import HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, LOCK_PROVIDER, MODE, ConcurrencyConfig
 from ..concurrency.heartbeat import heartbeat_expiry, is_expired
-from ..errors import PendingServiceError
+from ..errors import InstantLostError, PendingServiceError
+from ..properties import TableProperties
+from ..timeline.timeline import Timeline
+from .rollback import rollbacks_of
 
 
 def claim_pending(table_path: Path, instant: str, state: str, what: str, config: ConcurrencyConfig,
@@ -54,4 +58,21 @@ def claim_pending(table_path: Path, instant: str, state: str, what: str, config:
         f"after {at}: a dead run's {what} is then {redo})")
 
 
-__all__ = ["claim_pending"]
+def known_rollbacks(table_path: Path, props: TableProperties, instant: str) -> set[str]:
+    """The rollbacks of ``instant`` when a run of it starts (its recovery of killed runs), for :func:`still_ours`."""
+    return {r.requested_time for r in rollbacks_of(Timeline(table_path, props), instant)}
+
+
+def still_ours(table_path: Path, props: TableProperties, instant: str, what: str, known: set[str]) -> None:
+    """Before a service completes ``instant`` (under the table lock, if any): no rollback but those ``known``
+    when it started targets it. Another run that took this one for dead rolled its files back and runs the
+    plan itself; this run then raises :class:`InstantLostError` instead of completing over files that are
+    gone."""
+    late = sorted(r.requested_time for r in rollbacks_of(Timeline(table_path, props), instant)
+                  if r.requested_time not in known)
+    if late:
+        raise InstantLostError(table_path, f"{what} {instant} was not completed: rollback {late[0]} undid this run "
+                               "(another run took it for a dead one and runs its plan)")
+
+
+__all__ = ["claim_pending", "known_rollbacks", "still_ours"]
