@@ -265,3 +265,32 @@ def test_a_run_whose_plan_another_run_took_over_does_not_complete(tmp_path, monk
     done = second[1]
     assert len(done.rolled_back) == 1 and done.instant == instant
     assert_recovered(base, service, instant, expected, [])
+
+
+def test_a_stream_micro_batch_commits_and_leaves_a_live_plan_for_later(tmp_path, caplog):
+    """The streaming sink's inline services after a micro-batch (no Spark needed): under optimistic
+    concurrency, a compaction another process is running (fresh heartbeat) is left for a later micro-batch
+    with a warning naming it; the micro-batch's commit stands."""
+    pytest.importorskip("pyspark")
+    from hudi_log.spark.stream_sink import commit_micro_batch
+    from hudi_log.table.concurrency.config import concurrency_config
+    from hudi_log.table.concurrency.heartbeat import Heartbeat
+    from hudi_log.table.services.compaction import schedule_compaction
+
+    base = tmp_path / "t"
+    o = {**options(8, "MERGE_ON_READ"), **OCC, "hoodie.compact.inline": "true",
+         "hoodie.compact.inline.max.delta.commits": "1"}
+    write_table(base, rows([(f"k{i}", "a") for i in range(4)], 1), "insert", o)
+    write_table(base, rows([("k0", "b")], 2), "upsert", o)
+    instant = schedule_compaction(base, o)
+    live = Heartbeat(base, instant, concurrency_config(o)).start()  # another process runs it
+    try:
+        with caplog.at_level("WARNING"):
+            done = commit_micro_batch(base, o, rows([("k1", "c")], 3), 0, "q")
+    finally:
+        live.stop()
+    assert done.instant is not None and done.compaction is None
+    assert f"compaction {instant} is requested and its heartbeat is fresh" in caplog.text
+    assert HudiTable(base).timeline.instant(done.instant).is_completed
+    assert [i.requested_time for i in HudiTable(base).timeline.pending()] == [instant]
+    assert snapshot(base) == {"k0": "b", "k1": "c", "k2": "a", "k3": "a"}
