@@ -294,3 +294,30 @@ def test_a_stream_micro_batch_commits_and_leaves_a_live_plan_for_later(tmp_path,
     assert HudiTable(base).timeline.instant(done.instant).is_completed
     assert [i.requested_time for i in HudiTable(base).timeline.pending()] == [instant]
     assert snapshot(base) == {"k0": "b", "k1": "c", "k2": "a", "k3": "a"}
+
+
+@pytest.mark.parametrize("service", ["compact", "cluster"])
+def test_a_recovery_killed_inside_its_rollback_is_finished_by_the_next_run(tmp_path, monkeypatch, service):
+    """A rerun that dies inside the rollback of the killed run leaves that rollback pending; the next rerun
+    finishes that rollback (Java's getPendingRollbackInfo) rather than leaving it pending beside a new one."""
+    from hudi_log.table.services import rollback
+
+    base = tmp_path / "t"
+    make_table(base, service, 6)
+    expected = snapshot(base)
+    kill_midway("first-file", command(service, base, {}))
+    instant = pending_of(base, service).requested_time
+
+    def dies(*a, **k):
+        raise KeyboardInterrupt  # the first rerun's process dies inside the rollback (planned, inflight)
+    with monkeypatch.context() as m:
+        m.setattr(rollback, "_execute", dies)
+        assert CliRunner().invoke(main, command(service, base, {})).exit_code == 130  # click: Abort
+    [stale] = [i for i in HudiTable(base).timeline.pending() if i.action == "rollback"]
+
+    res = CliRunner().invoke(main, command(service, base, {}))
+    assert res.exit_code == 0, res.output
+    assert f"its killed run rolled back by rollback {stale.requested_time}, then run again" in res.output
+    assert [i.requested_time for i in HudiTable(base).timeline.completed() if i.action == "rollback"] == \
+        [stale.requested_time]
+    assert_recovered(base, service, instant, expected, [])
