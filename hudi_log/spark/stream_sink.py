@@ -165,7 +165,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
 
 
 def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
-    """Compaction (MOR, every N delta commits) and cleaning after a micro-batch's commit."""
+    """Compaction (MOR, every N delta commits) and cleaning after a micro-batch's commit. A service whose
+    plan another process may be running (optimistic concurrency, fresh heartbeat: PendingServiceError) is
+    left for a later micro-batch with a warning: the batch's commit stands."""
+    from ..table.errors import PendingServiceError
     from ..table.properties import read_properties
     from ..table.services.clean import DEFAULT_RETAIN_COMMITS, clean
     from ..table.services.compaction import MAX_DELTA_COMMITS, compact
@@ -175,11 +178,17 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
     if read_properties(path).is_mor and wants and not _true(opts, DISABLE_COMPACTION, "false"):
         copts = dict(opts)
         copts[MAX_DELTA_COMMITS] = str(_get(opts, MAX_DELTA_COMMITS, DEFAULT_MAX_DELTA_COMMITS))
-        done = compact(path, copts)
-        compaction = done.instant if done is not None else None
+        try:
+            done = compact(path, copts)
+            compaction = done.instant if done is not None else None
+        except PendingServiceError as e:
+            log.warning("hudi_log: compaction after the micro-batch left for later: %s", e)
     cleaned = None
     if _true(opts, AUTO_CLEAN, "true"):
-        cleaned = clean(path, int(_get(opts, CLEAN_RETAINED, DEFAULT_RETAIN_COMMITS)), opts)
+        try:
+            cleaned = clean(path, int(_get(opts, CLEAN_RETAINED, DEFAULT_RETAIN_COMMITS)), opts)
+        except PendingServiceError as e:
+            log.warning("hudi_log: clean after the micro-batch left for later: %s", e)
     return compaction, cleaned
 
 

@@ -49,6 +49,13 @@ class ConcurrentWriterError(ConcurrencyError):
     writes policy EAGER) stops instead of rolling it back."""
 
 
+class PendingServiceError(ConcurrencyError):
+    """A table service found a plan of its own kind pending (requested or inflight) with a fresh heartbeat
+    where another writer may be live (optimistic concurrency, or a lock provider named): it may be a live
+    run, so it is neither run again nor passed over as "nothing to do". The message names the instant and
+    when its heartbeat expires; a run after that recovers the plan (services/recovery.py)."""
+
+
 class WriteConflictError(ConcurrencyError):
     """Optimistic concurrency: an instant that completed while this one was written changed the same file
     groups (Java's ``HoodieWriteConflictException``); this instant was rolled back."""
