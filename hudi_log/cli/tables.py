@@ -252,6 +252,7 @@ def validate_table_cli(table_path, files, as_json: bool) -> None:
             click.echo(f"note: {n}")
         state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
         click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
-                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   f"committed file(s), {report.base_files} base file(s) read, {report.log_files} log file(s), "
+                   f"{report.blocks} block(s)"
                    + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
     sys.exit(report.code)
