@@ -29,6 +29,8 @@ def table_cmd(path, as_json):
     from ..table import HudiTable
 
     t = HudiTable(path)
+    for inst in t.timeline.completed_commits():  # as a read does: commit metadata that is damaged is an error
+        t.timeline.commit_metadata(inst)
     view = t.view()
     data = {
         "properties": t.properties.to_dict(),

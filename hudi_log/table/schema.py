@@ -39,7 +39,7 @@ from ..format.content.avro_arrow import arrow_to_avro_schema, fix_null_ordering
 from ..format.content.meta_fields import META_FIELDS, strip_meta_fields
 from ..log.append_handle import avro_to_arrow_schema
 from .properties import TableProperties
-from .timeline.timeline import Timeline
+from .timeline.timeline import Timeline, TimelineError
 from .errors import SchemaEvolutionError
 
 #: (table type, batch type) pairs where the batch's type becomes the column's (a widening)
@@ -60,9 +60,21 @@ def current_schema(props: TableProperties, timeline: Timeline) -> dict | None:
         except Exception:  # noqa: BLE001 - an unreadable commit file: look further back
             continue
         if s:
-            return fix_null_ordering(strip_meta_fields(json.loads(s)))
+            return fix_null_ordering(strip_meta_fields(_schema_json(s, inst.path or timeline.folder / inst.file_name,
+                                                                    "extraMetadata.schema")))
     s = props.get("hoodie.table.create.schema")
-    return fix_null_ordering(strip_meta_fields(json.loads(s))) if s else None
+    return fix_null_ordering(strip_meta_fields(_schema_json(s, props.path, "hoodie.table.create.schema"))) if s else None
+
+
+def _schema_json(text: str, where, field: str) -> dict:
+    """An Avro record schema stored as JSON text; damage is a :class:`TimelineError` naming the file and field."""
+    try:
+        schema = json.loads(text)
+    except ValueError as e:
+        raise TimelineError(where, f"{field} is not JSON: {e}") from None
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
+        raise TimelineError(where, f"{field} is not an Avro record schema")
+    return schema
 
 
 def batch_schema(arrow_schema, table_name: str) -> dict:
