@@ -155,10 +155,10 @@ def test_unknown_table_type_is_an_error_naming_the_file_and_value(table, value):
     set_property(path, "hoodie.table.type", value)
     assert_everywhere(path, PropertyValueError, props_file(path), "hoodie.table.type", repr(value))
     # the write refuses it before anything is written
-    before = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    before = tree(path)
     with pytest.raises(PropertyValueError):
         write_table(path, pa.table({"id": ["z"], "ts": [1], "part": ["x"], "v": [1]}), "upsert", OPTIONS)
-    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
+    assert tree(path) == before
 
 
 @pytest.mark.parametrize("version, value", [(6, "7"), (6, "abc"), (6, "2"), (8, "1"), (8, "-1"), (8, "3")])
@@ -192,8 +192,8 @@ def test_checksum_that_is_not_a_number_falls_back_to_the_backup(table):
 
 # ---- commit metadata of the wrong shape ----------------------------------------------------------------
 def latest_commit_file(path):
-    files = sorted((f for f in (path / ".hoodie").rglob("*") if f.is_file() and f.suffix in (".deltacommit", ".commit")),
-                   key=lambda f: f.name)
+    files = sorted((f for f in (path / ".hoodie").rglob("*")
+                    if f.is_file() and f.suffix in (".deltacommit", ".commit")), key=lambda f: f.name)
     return files[-1]
 
 
@@ -316,7 +316,8 @@ def test_damaged_base_file_is_an_error_naming_it(table, table_type, how):
         assert e.value.path == str(base)
     assert_one_line(cli("read", path), 2, base, "damaged Parquet file")
     report = validate_table(path)
-    assert report.code == 1 and [p.path for p in report.problems if p.kind == "damaged"] == [str(base)], report.to_dict()
+    damaged = [p.path for p in report.problems if p.kind == "damaged"]
+    assert report.code == 1 and damaged == [str(base)], report.to_dict()
     r = cli("validate", "--table", path)
     assert r.exit_code == 1 and f"{base}: DAMAGED: damaged Parquet file" in r.stdout, r.output
 

@@ -26,6 +26,16 @@ class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
 
 
+class WriteSchemaError(WriteError):
+    """The batch's schema would make a table other readers cannot read (Avro, Java, Spark, hudi-rs): a column
+    name Avro cannot carry, a decimal over precision 38, a column twice. Refused before anything is written."""
+
+
+class ColumnCastError(WriteError):
+    """A column's values cannot be written as the table's type of that column (a timestamp out of range,
+    nanoseconds a microsecond column would lose); names the table and the column."""
+
+
 class ClusteringUpdateError(WriteError):
     """An update or delete into file groups a pending clustering has taken (Java's default
     ``SparkRejectUpdateStrategy`` throws ``HoodieClusteringUpdateException``)."""

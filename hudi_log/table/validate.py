@@ -64,7 +64,8 @@ class TableReport:
 
     def to_dict(self) -> dict:
         return {"path": self.path, "ok": self.ok, "checksum_ok": self.checksum_ok, "instants": self.instants,
-                "committed_files": self.committed_files, "base_files": self.base_files, "log_files": self.log_files, "blocks": self.blocks,
+                "committed_files": self.committed_files, "base_files": self.base_files,
+                "log_files": self.log_files, "blocks": self.blocks,
                 "problems": [p.to_dict() for p in self.problems], "notes": list(self.notes)}
 
 

@@ -288,7 +288,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor or merges else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
-                        avro_to_arrow_schema(ctx.schema))
+                        avro_to_arrow_schema(ctx.schema), where=ctx.table_path)
     refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
