@@ -426,11 +426,15 @@ def write_replace(path: AnyPath, data: bytes) -> None:
         path.write_bytes(data)
         return
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)  # no half-written leftover (and the space back, when the disk is full)
+        raise naming(e, path)
 
 
 def create_new(path: AnyPath, data: bytes = b"") -> None:
@@ -442,10 +446,25 @@ def create_new(path: AnyPath, data: bytes = b"") -> None:
         path.write_bytes(data)
         return
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # ours (O_EXCL): no half-written file stays
+        raise naming(e, path)
+
+
+def naming(e: BaseException, path) -> BaseException:
+    """``e``, an OSError that names no file (a failed write: ``[Errno 28] No space left on device``), as one
+    naming ``path``; anything else unchanged. To be raised: ``raise naming(e, path)``."""
+    if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+        named = OSError(e.errno, e.strerror or str(e), str(path))
+        named.__cause__ = e
+        return named
+    return e
 
 
 def touch_existing(path: AnyPath) -> None:

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ...paths import RemotePath, arrow_location, as_path
+from ...paths import RemotePath, arrow_location, as_path, naming
 from ...format.content.bloom import BloomOptions, footer_metadata
 from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
@@ -118,9 +118,14 @@ def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: Bloom
             w.add_key_value_metadata(footer)
         return fs.get_file_info(where).size
     tmp = path.with_name(f".{path.name}.tmp")
-    # written aside and renamed: a killed write leaves no half Parquet file under a base file name.
-    with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
-        w.write_table(rows)
-        w.add_key_value_metadata(footer)
-    tmp.replace(path)
+    # written aside and renamed: a killed write leaves no half Parquet file under a base file name, and a
+    # failed one (a full disk) none at all, so the rollback that follows has room for its own files
+    try:
+        with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
+            w.write_table(rows)
+            w.add_key_value_metadata(footer)
+        tmp.replace(path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        raise naming(e, path)
     return path.stat().st_size

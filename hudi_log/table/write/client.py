@@ -79,6 +79,7 @@ from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import (
     ClusteringUpdateError, ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError,
+    storage_errors,
 )
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, check_writable, current_schema, evolve
@@ -158,7 +159,12 @@ class WriteTransaction:
 
     def commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Complete the instant. ``extra_metadata``: more entries of the commit's ``extraMetadata`` (Hudi's
-        streaming sink puts its checkpoint there, ``HoodieStreamingSink``)."""
+        streaming sink puts its checkpoint there, ``HoodieStreamingSink``). The storage refusing the completed
+        file is a :class:`~hudi_log.table.errors.StorageWriteError`, and the instant is not completed."""
+        with storage_errors(self.context.table_path):
+            return self._commit(stats, extra_metadata)
+
+    def _commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None) -> WriteResult:
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
@@ -292,6 +298,12 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
     ``data`` (the whole batch, where the caller holds it): its columns are cast to the write schema before the
     instant is requested, so values the table's types cannot hold stop the write before anything is written."""
+    with storage_errors(as_path(path)):
+        return _begin_write(path, operation, options, schema, defer_index, distributed_index, data)
+
+
+def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
+                 data) -> WriteTransaction:
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     kind = index_type(path, opts)  # refused by name before anything is written
@@ -478,6 +490,10 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     try:
         stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
         return tx.commit(stats, extra_metadata)
-    except BaseException:
-        tx.abort()
+    except BaseException as e:
+        try:
+            tx.abort()
+        except Exception as undone:  # noqa: BLE001 - the write's own error is the one to report
+            e.add_note(f"its instant {tx.instant} could not be rolled back ({undone}); it is left pending, and "
+                       "the next write rolls it back")
         raise
