@@ -3,22 +3,31 @@
 ``hoodie.timeline.layout.version``, a ``hoodie.table.checksum`` that is not a number; commit metadata of
 the wrong shape (JSON in table version 6, Avro in 8); a truncated, garbled or empty base Parquet file.
 Each through the package API (``read_table``) and the CLI (``read``, ``table``: one line, exit 2;
-``validate --table``: its own contract, exit 1 listing the file, or 2 when the table cannot be read)."""
+``validate --table``: its own contract, exit 1 listing the file, or 2 when the table cannot be read).
+A full disk during a write is a StorageWriteError naming the table and file (the CLI's exit 3), the instant is
+rolled back and nothing the write began is left (injected at the storage layer, and on a real 1 MiB tmpfs
+where mounting one is permitted)."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import shutil
+import subprocess
 
 import fastavro
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from hudi_log.cli import main
 from hudi_log.errors import DamagedFileError, HudiLogError
+from hudi_log.log import storage
 from hudi_log.table import HudiTable, read_table
+from hudi_log.table.errors import StorageWriteError
 from hudi_log.table.properties import PropertyValueError, TablePropertiesError, read_properties
 from hudi_log.table.timeline.commit_metadata import COMMIT_METADATA_SCHEMA, avro_container
 from hudi_log.table.timeline.timeline import TimelineError
@@ -346,3 +355,120 @@ def test_spark_reads_say_the_damage_in_one_error(spark, table):
         f.truncate(100)
     with pytest.raises(Exception, match=r"DamagedFileError.*damaged Parquet file"):
         spark.read.format("hudi_log").load(str(path)).collect()
+
+
+# ---- disk full during a write ---------------------------------------------------------------------------
+def _enospc(*_a, **_k):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _full_at_base_file(monkeypatch):
+    """The Parquet writer's file is open (created) when the disk fills."""
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", _enospc)
+
+
+def _full_at_log_file(monkeypatch):
+    """Half an append's bytes reach the log file, then the disk is full."""
+    real = storage._LocalOutput.write
+
+    def write(self, data):
+        real(self, bytes(data[: len(data) // 2]))
+        _enospc()
+    monkeypatch.setattr(storage._LocalOutput, "write", write)
+
+
+def _full_at_commit(monkeypatch):
+    """Every data file written; the completed instant's file cannot be made durable."""
+    real = os.fsync
+
+    def fsync(fd):
+        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        if (".deltacommit." in name or ".commit." in name) and not any(
+                s in name for s in (".requested", ".inflight", "rollback")):
+            _enospc()
+        return real(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+FULL = {"base file": (_full_at_base_file, ".parquet"), "log file": (_full_at_log_file, ".log."),
+        "completed instant": (_full_at_commit, "commit")}
+
+
+def assert_rolled_back_only(path, before: dict[str, bytes]) -> None:
+    """Every file as it was; the only new files are the rollback's on the timeline; nothing half-written."""
+    after = tree(path)
+    assert {k: v for k, v in after.items() if k in before} == before
+    new = [k for k in after if k not in before]
+    assert new and all("rollback" in k.rsplit("/", 1)[-1] for k in new), new
+    assert not [k for k in after if k.endswith(".tmp")], after.keys()
+
+
+@pytest.mark.parametrize("where", sorted(FULL))
+def test_disk_full_during_a_write_is_a_storage_error_and_the_table_stays_at_its_last_commit(table, monkeypatch,
+                                                                                               where):
+    path = table("MERGE_ON_READ", 8)
+    before = tree(path)
+    fill, file_part = FULL[where]
+    update = pa.table({"id": ["a", "c"], "ts": [5, 5], "part": ["x", "y"], "v": [100, 300]})  # log appends
+    opts = {**OPTIONS, "hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    data = update if where != "base file" else pa.table({"id": ["n"], "ts": [1], "part": ["x"], "v": [7]})
+    with monkeypatch.context() as m:
+        fill(m)
+        with pytest.raises(StorageWriteError) as e:
+            write_table(path, data, "upsert", opts)
+    assert e.value.path == str(path) and file_part in e.value.file and e.value.file.startswith(str(path))
+    assert "No space left on device" in str(e.value) and e.value.file in str(e.value)
+    assert_rolled_back_only(path, before)
+    assert rows(path) == INTACT
+    write_table(path, update, "upsert", opts)  # room again: the next write goes through
+    assert rows(path) == [("a", 100), ("c", 300)]
+
+
+def test_disk_full_through_the_cli_is_one_line_exit_3(table, monkeypatch, tmp_path):
+    path = table("COPY_ON_WRITE", 6)
+    before = tree(path)
+    rows_file = tmp_path / "rows.jsonl"
+    rows_file.write_text(json.dumps({"id": "n", "ts": 1, "part": "x", "v": 7}) + "\n")
+    _full_at_base_file(monkeypatch)
+    r = cli("write", path, "--input", rows_file, "--record-key", "id", "--precombine", "ts",
+            "--partition-field", "part")
+    line = assert_one_line(r, 3, path, ".parquet", "No space left on device")
+    assert "undone" in line
+    assert_rolled_back_only(path, before)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (root only, where mounting is permitted): a real full disk."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({r.stderr.strip() or r.returncode}): the monkeypatched "
+                    "disk-full tests above cover the same paths")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+@pytest.mark.parametrize("table_type, version", [("MERGE_ON_READ", 6), ("COPY_ON_WRITE", 8)])
+def test_a_real_full_disk_leaves_the_table_at_its_last_commit(small_disk, table_type, version):
+    import numpy as np
+
+    path = small_disk / "t"
+    opts = {**OPTIONS, "hoodie.datasource.write.table.type": table_type, "hoodie.write.table.version": str(version)}
+    rng = np.random.default_rng(0)
+
+    def batch(start, n, size):
+        return pa.table({"id": [f"k{i}" for i in range(start, start + n)], "ts": [1] * n, "part": ["x"] * n,
+                         "v": [rng.bytes(size).hex() for _ in range(n)]})
+    write_table(path, batch(0, 100, 200), "upsert", opts)
+    before = tree(path)
+    with pytest.raises(StorageWriteError, match="No space left on device") as e:
+        write_table(path, batch(1000, 3000, 400), "upsert", opts)  # about 2.4 MB of text into what is left
+    assert e.value.path == str(path) and e.value.file.startswith(str(path))
+    assert_rolled_back_only(path, before)
+    assert read_table(path, columns=["id"]).num_rows == 100
+    write_table(path, batch(2000, 10, 100), "upsert", opts)  # the space came back with what was removed
+    assert read_table(path, columns=["id"]).num_rows == 110

@@ -51,7 +51,8 @@ class StorageWriteError(WriteError, StorageError):
 
 
 #: errors of the storage itself, not of the input: a write fails with them wherever it is
-STORAGE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, n))
+STORAGE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
+                           if hasattr(errno, n))
 
 
 @contextlib.contextmanager
