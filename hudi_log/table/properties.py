@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Iterator
 
+from ..containment import within_table
 from ..paths import as_path, write_replace
 from ..errors import HudiLogError
 
@@ -385,7 +386,9 @@ def _check_table_type(tp: TableProperties) -> None:
                 "hoodie.properties)"))
         return
     meta = tp.path.parent
-    folder = meta / tp.timeline_path if tp.timeline_path else meta
+    # hoodie.timeline.path is the table's own word: contained like every such path (hudi_log.containment)
+    folder = within_table(meta, tp.timeline_path, source=tp.path, field="hoodie.timeline.path") \
+        if tp.timeline_path else meta
     try:
         names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     except OSError:
