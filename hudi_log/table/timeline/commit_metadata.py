@@ -160,8 +160,9 @@ def rollback_plan_avro(plan: Mapping) -> bytes:
     return avro_container(ROLLBACK_PLAN_SCHEMA, {"version": 1, **plan})
 
 
-_LONG_STAT_FIELDS = tuple(f["name"] for f in WRITE_STAT_SCHEMA["fields"] if f["type"] in (_L, ["null", "int"]))
-_STRING_STAT_FIELDS = tuple(f["name"] for f in WRITE_STAT_SCHEMA["fields"] if f["type"] == _S)
+#: the write stat's scalar fields and their Python types (an int that is a bool is refused too)
+_STAT_FIELD_TYPES = {f["name"]: int if f["type"] in (_L, ["null", "int"]) else str
+                     for f in WRITE_STAT_SCHEMA["fields"] if f["type"] in (_L, ["null", "int"], _S)}
 
 
 def write_metadata_problem(md: Mapping) -> str | None:
@@ -188,14 +189,10 @@ def write_metadata_problem(md: Mapping) -> str | None:
             path = st.get("path")
             if not isinstance(path, str) or not path or "\x00" in path:
                 return f"{where}.path is {path!r}, not the path of the file it wrote"
-            for k in _LONG_STAT_FIELDS:
-                v = st.get(k)
-                if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
-                    return f"{where}.{k} is {v!r}, not an integer"
-            for k in _STRING_STAT_FIELDS:
-                v = st.get(k)
-                if v is not None and not isinstance(v, str):
-                    return f"{where}.{k} is {v!r}, not a string"
+            for k, v in st.items():  # one pass over the stat's own keys (a commit may hold thousands)
+                want = _STAT_FIELD_TYPES.get(k)
+                if want is not None and v is not None and type(v) is not want:
+                    return f"{where}.{k} is {v!r}, not {'an integer' if want is int else 'a string'}"
     replaced = md.get("partitionToReplaceFileIds")
     if replaced is not None:
         if not isinstance(replaced, Mapping):
