@@ -29,6 +29,8 @@ def table_cmd(path, as_json):
     from ..table import HudiTable
 
     t = HudiTable(path)
+    for inst in t.timeline.completed_commits():  # as a read does: commit metadata that is damaged is an error
+        t.timeline.commit_metadata(inst)
     view = t.view()
     data = {
         "properties": t.properties.to_dict(),
@@ -253,6 +255,7 @@ def validate_table_cli(table_path, files, as_json: bool) -> None:
             click.echo(f"note: {n}")
         state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
         click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
-                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   f"committed file(s), {report.base_files} base file(s) read, {report.log_files} log file(s), "
+                   f"{report.blocks} block(s)"
                    + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
     sys.exit(report.code)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+
+from ..log.storage import StorageError
 from .properties import TableError
 
 
@@ -24,6 +28,45 @@ class UnsupportedKeyGeneratorError(TableMismatchError):
 
 class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
+
+
+class WriteSchemaError(WriteError):
+    """The batch's schema would make a table other readers cannot read (Avro, Java, Spark, hudi-rs): a column
+    name Avro cannot carry, a decimal over precision 38, a column twice. Refused before anything is written."""
+
+
+class ColumnCastError(WriteError):
+    """A column's values cannot be written as the table's type of that column (a timestamp out of range,
+    nanoseconds a microsecond column would lose); names the table and the column."""
+
+
+class StorageWriteError(WriteError, StorageError):
+    """The storage refused a write (no space left, over quota, too large, read-only, an I/O error): names the
+    table and the file. What the write had written of that file is removed, and its instant rolled back (or,
+    where even that cannot be written, left pending for the next write to roll back, as Java's are)."""
+
+    def __init__(self, path, file, message: str):
+        self.file = None if file is None else str(file)
+        super().__init__(path, message)
+
+
+#: errors of the storage itself, not of the input: a write fails with them wherever it is
+STORAGE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
+                           if hasattr(errno, n))
+
+
+@contextlib.contextmanager
+def storage_errors(table_path):
+    """An OSError of :data:`STORAGE_ERRNOS` raised inside as :class:`StorageWriteError` naming ``table_path`` and
+    the file (the error's ``filename``, which hudi-log's writers set: :func:`hudi_log.paths.naming`)."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in STORAGE_ERRNOS:
+            raise
+        file = e.filename
+        raise StorageWriteError(table_path, file, f"writing {file or 'a file'} failed: {e.strerror or e} (the "
+                                "write was undone; make room or fix the storage, then write again)") from e
 
 
 class ClusteringUpdateError(WriteError):

@@ -71,6 +71,7 @@ import pyarrow as pa
 from ...paths import as_path, configure_storage
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
+from ...log.append_handle import avro_to_arrow_schema
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
@@ -78,9 +79,10 @@ from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import (
     ClusteringUpdateError, ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError,
+    storage_errors,
 )
 from ..properties import TableProperties, read_properties
-from ..schema import batch_schema, current_schema, evolve
+from ..schema import batch_schema, check_writable, current_schema, evolve
 from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
@@ -89,7 +91,7 @@ from ..timeline.commit_metadata import WriteResult
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter
-from ..view.base_file import bloom_options
+from ..view.base_file import bloom_options, conform
 from .context import (
     PARTITIONS_TO_DELETE, WriteContext, action_for,
     normalise_options, replaced_file_groups, resolve_operation,
@@ -157,7 +159,12 @@ class WriteTransaction:
 
     def commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Complete the instant. ``extra_metadata``: more entries of the commit's ``extraMetadata`` (Hudi's
-        streaming sink puts its checkpoint there, ``HoodieStreamingSink``)."""
+        streaming sink puts its checkpoint there, ``HoodieStreamingSink``). The storage refusing the completed
+        file is a :class:`~hudi_log.table.errors.StorageWriteError`, and the instant is not completed."""
+        with storage_errors(self.context.table_path):
+            return self._commit(stats, extra_metadata)
+
+    def _commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None) -> WriteResult:
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
@@ -272,7 +279,7 @@ def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
                 schema: pa.Schema | Mapping | None = None, defer_index: bool = False,
-                distributed_index: bool = False) -> WriteTransaction:
+                distributed_index: bool = False, data: pa.Table | None = None) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
     (or an Avro record schema); required for a new table, else the table's schema is used.
 
@@ -284,7 +291,16 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     ``tx.finish_index()`` when the write is over.
 
     ``distributed_index`` (a writer that looks keys up in its executors, :mod:`.key_lookup`): ``ctx.index``
-    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read."""
+    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read.
+
+    ``data`` (the whole batch, where the caller holds it): its columns are cast to the write schema before the
+    instant is requested, so values the table's types cannot hold stop the write before anything is written."""
+    with storage_errors(as_path(path)):
+        return _begin_write(path, operation, options, schema, defer_index, distributed_index, data)
+
+
+def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
+                 data) -> WriteTransaction:
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     kind = index_type(path, opts)  # refused by name before anything is written
@@ -304,6 +320,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         else:
             avro_in = {k: v for k, v in dict(schema).items()}
             avro_in["fields"] = [f for f in avro_in["fields"] if f["name"] not in META_FIELDS]
+        check_writable(table_path, avro_in)  # names and decimals every reader takes, before anything is written
     new_table = None
     if not (table_path / ".hoodie" / "hoodie.properties").exists():
         if avro_in is None:
@@ -313,7 +330,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
     try:
-        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind)
+        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind, data)
     except BaseException:
         if new_table is not None:
             remove_new_table(table_path, new_table[0])
@@ -325,7 +342,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 
 def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool,
-           distributed_index: bool, kind: str):
+           distributed_index: bool, kind: str, data: pa.Table | None = None):
     """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
     checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
@@ -354,6 +371,9 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         # the table's record name stays, whatever the batch called it
         if table_schema is not None:
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
+    if data is not None and op != "delete":  # a ColumnCastError naming the column, before the instant
+        conform(data.drop_columns([c for c in META_FIELDS if c in data.column_names]),
+                avro_to_arrow_schema(write_schema), where=table_path)
     instant, action, beat = _start_instant(table_path, props, op, config)
     try:
         # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
@@ -464,13 +484,20 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
         data = to_table(list(data))
         if data is None:
             raise WriteError(path, "no data given (an empty iterable of batches has no schema)")
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
     options = _partitions_to_delete(path, data, operation, options)
-    tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
+    tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
         stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
         return tx.commit(stats, extra_metadata)
-    except BaseException:
-        tx.abort()
+    except BaseException as e:
+        try:
+            tx.abort()
+        except Exception as undone:  # noqa: BLE001 - the write's own error is the one to report
+            if hasattr(e, "add_note"):  # Python 3.11+
+                e.add_note(f"its instant {tx.instant} could not be rolled back ({undone}); it is left pending, and "
+                           "the next write rolls it back")
         raise
 
 
@@ -485,6 +512,5 @@ def _partitions_to_delete(path, data: pa.Table, operation: str | None, options: 
 
     props = read_properties(as_path(path))
     keygen = key_generator(as_path(path), props.to_dict(), opts)
-    table = data if isinstance(data, pa.Table) else pa.Table.from_batches([data])
-    parts = sorted(set(keygen.partition_path_array(table).to_pylist()))
+    parts = sorted(set(keygen.partition_path_array(data).to_pylist()))
     return {**opts, PARTITIONS_TO_DELETE: ",".join(parts)}
