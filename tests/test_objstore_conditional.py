@@ -213,3 +213,13 @@ def test_s3a_options_reach_the_conditional_put(s3, monkeypatch):
     with s3.filesystem().open_input_file(f"{bucket}/t/x") as f:
         assert f.read() == b"via options"
     assert s3.filesystem().get_file_info(f"{bucket}/t/x").type == pafs.FileType.File
+
+
+def test_cli_says_a_refused_conditional_write_in_one_line_exit_3():
+    """A conditional write the store refused for another reason (credentials, network) broke the operation
+    midway: the CLI's exit 3, with the object named."""
+    from hudi_log.cli.output import EXIT_FAILED, error_message, exit_code_for
+
+    e = conditional_put.ConditionalPutError("s3://lake/t/.hoodie/1.commit", "AccessDenied (HTTP 403): no")
+    assert exit_code_for(e) == EXIT_FAILED
+    assert "s3://lake/t/.hoodie/1.commit" in error_message(e)
