@@ -12,7 +12,8 @@ and the SDK's own chain, which both SDKs share: environment, profiles, web ident
 Per store:
 
 * **S3** (and S3-compatible stores that honour the header): ``PutObject`` with ``If-None-Match: *``. 412
-  ``PreconditionFailed``: the key exists, ``FileExistsError``. 409 ``ConditionalRequestConflict`` (another
+  ``PreconditionFailed``: the key exists, ``FileExistsError`` (unless boto3 had retried the PUT and the
+  object holds exactly these non-empty bytes: the first try landed and its answer was lost). 409 ``ConditionalRequestConflict`` (another
   conditional write of the key is in flight): retried, as AWS asks. 501 ``NotImplemented`` (a store without
   conditional writes): :func:`s3_put_if_absent` answers False and the caller checks, then writes.
 * **GCS and Azure**: their preconditions (``ifGenerationMatch=0``, ``If-None-Match: *``) exist, but
@@ -78,6 +79,17 @@ def _client(kw: dict):
     return client
 
 
+def _holds(client, bucket: str, key: str, data: bytes) -> bool:
+    """Whether the object holds exactly ``data`` (after a retried PUT: was the refused key our own write?
+    Only for non-empty ``data``: empty files of two writers could not be told apart)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return client.get_object(Bucket=bucket, Key=key)["Body"].read() == bytes(data)
+    except (BotoCoreError, ClientError):
+        return False
+
+
 def s3_put_if_absent(uri: str, bucket: str, key: str, data: bytes, kw: dict) -> bool:
     """PUT ``data`` at ``bucket``/``key`` only if no object is there. True: written. ``FileExistsError``:
     the key exists (the store refused). False: the store has no conditional writes (the caller falls back).
@@ -96,6 +108,8 @@ def s3_put_if_absent(uri: str, bucket: str, key: str, data: bytes, kw: dict) -> 
             err, meta = e.response.get("Error", {}), e.response.get("ResponseMetadata", {})
             code, status = err.get("Code"), meta.get("HTTPStatusCode")
             if status == 412 or code == "PreconditionFailed":
+                if meta.get("RetryAttempts") and data and _holds(client, bucket, key, data):
+                    return True  # an earlier try of this very PUT landed and its answer was lost
                 raise FileExistsError(errno.EEXIST, "file exists (the store refused to replace it)", uri) from None
             if status == 409 or code == "ConditionalRequestConflict":
                 time.sleep(0.05 * 2 ** attempt)

@@ -152,20 +152,26 @@ def test_two_writers_completing_one_instant(where, request, tmp_path, monkeypatc
 
 
 class _FakeS3:
-    """A boto3 client stand-in that answers each PUT from a list of (HTTP status, error code)."""
+    """A boto3 client stand-in that answers each PUT from a list of (HTTP status, error code[, retries made]),
+    and each GET with ``stored``."""
 
-    def __init__(self, answers):
-        self.answers, self.calls = list(answers), []
+    def __init__(self, answers, stored: bytes = b""):
+        self.answers, self.calls, self.stored = list(answers), [], stored
 
     def put_object(self, **kw):
         from botocore.exceptions import ClientError
 
         self.calls.append(kw)
-        status, code = self.answers.pop(0)
+        status, code, *retries = self.answers.pop(0)
         if status != 200:
-            raise ClientError({"Error": {"Code": code, "Message": code}, "ResponseMetadata": {"HTTPStatusCode": status}},
-                              "PutObject")
+            meta = {"HTTPStatusCode": status, "RetryAttempts": retries[0] if retries else 0}
+            raise ClientError({"Error": {"Code": code, "Message": code}, "ResponseMetadata": meta}, "PutObject")
         return {}
+
+    def get_object(self, **kw):
+        import io
+
+        return {"Body": io.BytesIO(self.stored)}
 
 
 def test_conflicts_are_retried_and_other_refusals_are_typed(monkeypatch):
@@ -179,6 +185,22 @@ def test_conflicts_are_retried_and_other_refusals_are_typed(monkeypatch):
     with pytest.raises(conditional_put.ConditionalPutError, match=r"s3://b/k: .*AccessDenied") as e:
         conditional_put.s3_put_if_absent("s3://b/k", "b", "k", b"x", {})
     assert isinstance(e.value, OSError)
+
+
+def test_a_retried_put_whose_first_try_landed_is_a_success(monkeypatch):
+    """boto3 retries a PUT whose answer was lost (a timeout, a 5xx); if the first try landed, the retry meets
+    412. The object then holding exactly these bytes means it is this write's own (never for empty files,
+    which two writers' could not be told apart)."""
+    monkeypatch.setattr(conditional_put, "_unsupported", set())
+    fake = _FakeS3([(412, "PreconditionFailed", 1)], stored=b"mine")
+    monkeypatch.setattr(conditional_put, "_client", lambda kw: fake)
+    assert conditional_put.s3_put_if_absent("s3://b/k", "b", "k", b"mine", {}) is True
+    for answer, stored, data in (((412, "PreconditionFailed", 1), b"theirs", b"mine"),  # another's bytes
+                                 ((412, "PreconditionFailed", 0), b"mine", b"mine"),  # no retry: not ours
+                                 ((412, "PreconditionFailed", 1), b"", b"")):  # empty: cannot tell
+        fake.answers, fake.stored = [answer], stored
+        with pytest.raises(FileExistsError):
+            conditional_put.s3_put_if_absent("s3://b/k", "b", "k", data, {})
 
 
 def test_a_store_without_conditional_writes_falls_back_to_check_then_put(s3, monkeypatch):
