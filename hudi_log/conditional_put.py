@@ -97,9 +97,14 @@ def s3_put_if_absent(uri: str, bucket: str, key: str, data: bytes, kw: dict) -> 
     where = (kw.get("endpoint_override"), bucket)
     if where in _unsupported:
         return False
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    client = _client(kw)
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError as e:  # a declared dependency; an install without it cannot write S3 tables safely
+        raise ConditionalPutError(uri, f"boto3 is not installed ({e}); install it (pip install boto3)") from e
+    try:
+        client = _client(kw)
+    except BotoCoreError as e:
+        raise ConditionalPutError(uri, str(e)) from e
     for attempt in range(CONFLICT_ATTEMPTS):
         try:
             client.put_object(Bucket=bucket, Key=key, Body=bytes(data), IfNoneMatch="*")
