@@ -245,3 +245,43 @@ def test_cli_says_a_refused_conditional_write_in_one_line_exit_3():
     e = conditional_put.ConditionalPutError("s3://lake/t/.hoodie/1.commit", "AccessDenied (HTTP 403): no")
     assert exit_code_for(e) == EXIT_FAILED
     assert "s3://lake/t/.hoodie/1.commit" in error_message(e)
+
+
+def test_two_writers_reading_one_instant_time_reserve_two_instants(s3, monkeypatch):
+    """Timeline layout 2 (table version 8) names a completed instant after its completion time, so two
+    writers holding one instant would not aim at one completed name: there the reservation of the instant
+    time keeps them apart. Two writers that read the same new time at once (released together): the store
+    gives its heartbeat to one, and the other moves on to a later time."""
+    from hudi_log.table.concurrency.heartbeat import reserve_instant
+
+    path = f"{s3.base}/t"
+    write_table(path, batch(range(3), "a"), "insert", opts(8))
+    props = read_properties(path)
+    cfg = concurrency_config({})
+    same = "20991231235959000"
+    real = TimelineWriter.new_instant_time
+    together = threading.Barrier(2, timeout=120)
+    first = threading.local()
+
+    def same_time_first(self):
+        if not getattr(first, "taken", False):
+            first.taken = True
+            together.wait()  # both have read the same time before either reserves it
+            self._last = same
+            return same
+        return real(self)
+
+    monkeypatch.setattr(TimelineWriter, "new_instant_time", same_time_first)
+    got: dict = {}
+
+    def reserve(name):
+        instant, beat = reserve_instant(path, TimelineWriter(path, props), cfg)
+        beat.stop(delete=False)
+        got[name] = instant
+
+    threads = [threading.Thread(target=reserve, args=(n,)) for n in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got.values())[0] == same and len(set(got.values())) == 2, got
