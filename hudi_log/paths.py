@@ -11,12 +11,15 @@ Object stores differ from disks in three ways that matter to Hudi, each handled 
 * **no rename**: :func:`write_replace` writes a whole small file (``hoodie.properties``, a timeline
   file) as one PUT, which the store makes visible at once; on local disk it is temp file + fsync +
   ``os.replace``. No commit anywhere depends on a rename.
-* **no put-if-absent through pyarrow**: S3 has conditional writes (``If-None-Match: *``), but
-  ``pyarrow.fs.S3FileSystem`` (checked with pyarrow 26) does not send that header: metadata keys it
-  does not know are dropped and the object is overwritten. :func:`create_new` therefore checks, then
-  writes; a second writer racing within that window can collide. hudi-log keeps Hudi's single-writer
-  rule on object stores (one writer per table, or an external lock: docs/concurrency.md), and file
-  names carry unique instants and write tokens, so honest writers never aim at the same name.
+* **no put-if-absent through pyarrow**: ``pyarrow.fs`` cannot send S3's ``If-None-Match: *`` (checked with
+  pyarrow 26: it drops headers it does not know and overwrites). :func:`create_new` (completed and
+  requested instants, the file-system lock, the heartbeat that reserves an instant time) therefore PUTs
+  through :mod:`hudi_log.conditional_put` on S3, and the store refuses an existing key: of two writers
+  aiming at one name, exactly one succeeds, the other gets ``FileExistsError``. On GCS, Azure, HDFS (and
+  an S3-compatible store without conditional writes) it checks, then writes: two writers racing within
+  that window can collide there, so hudi-log keeps Hudi's single-writer rule (one writer per table, or an
+  external lock: docs/concurrency.md); file names carry unique instants and write tokens, so honest
+  writers never aim at the same name.
 * **no directories**: a "directory" is a key prefix; :meth:`RemotePath.mkdir` writes nothing, and a
   listing is one prefix LIST (``iterdir``; ``rglob`` lists the whole prefix recursively).
 
@@ -43,6 +46,7 @@ from typing import Iterator, Mapping, Optional, Union
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from .conditional_put import s3_put_if_absent
 from .errors import DamagedFileError, HudiLogError
 
 #: schemes that mean S3 (Hadoop's s3a/s3n included, as Hudi tables are often registered with them)
@@ -132,6 +136,15 @@ def _s3_kwargs(bucket: str) -> dict:
     if "fs.s3a.path.style.access" in opt:
         kw["force_virtual_addressing"] = not _bool(opt["fs.s3a.path.style.access"])
     return kw
+
+
+def _s3_kwargs_of(fs: pafs.FileSystem, bucket: str) -> dict:
+    """The keyword arguments ``fs`` was made with by :func:`filesystem_for` (else made again for ``bucket``)."""
+    with _lock:
+        for (_, _, items), made in _filesystems.items():
+            if made is fs:
+                return dict(items)
+    return _s3_kwargs(bucket)
 
 
 def filesystem_for(uri: str) -> tuple[pafs.FileSystem, str, str]:
@@ -438,14 +451,39 @@ def write_replace(path: AnyPath, data: bytes) -> None:
 
 
 def create_new(path: AnyPath, data: bytes = b"") -> None:
-    """Create ``path`` with ``data``; ``FileExistsError`` if it exists. Atomic on local disk
-    (``O_EXCL``); check-then-PUT on an object store (see the module docstring: no put-if-absent)."""
+    """Create ``path`` with ``data``, whole, never replacing a file; ``FileExistsError`` if it exists.
+
+    Local disk: a temp file, fsync, then a hard link to ``path``, which fails if it exists, so a reader
+    never sees half the file (``O_EXCL`` in place where the file system has no links). S3: one PUT with
+    ``If-None-Match: *`` (:mod:`hudi_log.conditional_put`). Other stores: check, then PUT (module docstring)."""
     if isinstance(path, RemotePath):
+        if path.scheme in S3_SCHEMES:
+            bucket, _, key = path.key.partition("/")
+            if s3_put_if_absent(str(path), bucket, key, data, _s3_kwargs_of(path.fs, bucket)):
+                return
         if path.exists():
             raise FileExistsError(errno.EEXIST, "file exists", str(path))
         path.write_bytes(data)
         return
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+            return
+        except OSError as e:
+            if isinstance(e, FileExistsError) or e.errno not in (errno.EPERM, errno.ENOTSUP, errno.ENOSYS):
+                raise
+    except FileExistsError:
+        raise
+    except BaseException as e:
+        raise naming(e, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a half-written temp file never stays (a full disk)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # no hard links here
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

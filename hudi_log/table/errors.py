@@ -104,6 +104,16 @@ class WriteConflictError(ConcurrencyError):
     groups (Java's ``HoodieWriteConflictException``); this instant was rolled back."""
 
 
+class InstantTakenError(WriteConflictError):
+    """Another writer completed this write's own instant first (two writers holding one instant time): the
+    store refused to replace its completed file, or the check before completing found it. This write's own
+    files were removed and it is not completed; the other's commit stands. ``instant`` names it."""
+
+    def __init__(self, path, instant: str, message: str):
+        self.instant = instant
+        super().__init__(path, message)
+
+
 class LockError(ConcurrencyError):
     """The table's lock could not be taken in time (it names the holder when the lock says who)."""
 

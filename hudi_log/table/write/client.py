@@ -68,6 +68,7 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...containment import within_table
 from ...paths import as_path, configure_storage
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
@@ -78,8 +79,8 @@ from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import (
-    ClusteringUpdateError, ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError,
-    storage_errors,
+    ClusteringUpdateError, ConcurrentWriterError, InstantLostError, InstantTakenError, RollbackError,
+    WriteConflictError, WriteError, storage_errors,
 )
 from ..properties import TableProperties, read_properties
 from ..schema import batch_schema, check_writable, current_schema, evolve
@@ -90,7 +91,7 @@ from ..services.rollback import (
 from ..timeline.commit_metadata import WriteResult
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
-from ..timeline.writer import TimelineWriter
+from ..timeline.writer import InstantCompletedError, TimelineWriter
 from ..view.base_file import bloom_options, conform
 from .context import (
     PARTITIONS_TO_DELETE, WriteContext, action_for,
@@ -190,7 +191,7 @@ class WriteTransaction:
                 raise
         table_path = as_path(ctx.table_path)
         with TableLock(table_path, self.config):
-            timeline = self._check_still_mine(props)
+            timeline = self._check_still_mine(props, stats)
             mine = {(s.get("partitionPath") or "", s["fileId"]) for s in stats if s.get("fileId")}
             mine.update((part, f) for part, fids in replaced.items() for f in fids)
             try:
@@ -198,7 +199,10 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
-            done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
+            try:
+                done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
+            except InstantCompletedError:  # the store refused to replace another writer's completed file
+                self._lost_to_another_writer(stats, props)
             self.done = True
             # and after: without a lock, a process that took this writer for dead may have begun a rollback
             # between the check and the completed file; then this is no success
@@ -217,7 +221,7 @@ class WriteTransaction:
             num_deletes=sum(int(s.get("numDeletes") or 0) for s in stats),
             replaced_file_ids=replaced, rolled_back=list(self.rolled_back))
 
-    def _check_still_mine(self, props: TableProperties) -> Timeline:
+    def _check_still_mine(self, props: TableProperties, stats: list[dict]) -> Timeline:
         """Before completing: this writer's heartbeat never lapsed and no rollback targets its instant
         (another process that saw it expired may be undoing it); else it is not completed. Returns the
         timeline it read."""
@@ -233,6 +237,8 @@ class WriteTransaction:
         inst = timeline.instant(ctx.instant)
         if not lapsed and not undoing and inst is not None and not inst.is_completed:
             return timeline
+        if inst is not None and inst.is_completed and not undoing:
+            self._lost_to_another_writer(stats, props)
         if undoing or inst is None:
             self.done = True
             self.heartbeat.stop(delete=False)
@@ -242,6 +248,30 @@ class WriteTransaction:
             why = (f"its heartbeat lapsed (no beat for {self.config.heartbeat_timeout_s:g} s), so another writer "
                    "could have taken it for failed; it was rolled back")
         raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was not completed: {why}; write it again")
+
+    def _lost_to_another_writer(self, stats: list[dict], props: TableProperties) -> None:
+        """Another writer completed this instant first: remove the files this write made (those its stats
+        name that the completed instant does not), so the other's commit reads as it wrote it, and raise."""
+        ctx = self.context
+        self.done = True
+        self.heartbeat.stop(delete=False)  # the instant is completed: its heartbeat is the winner's to end
+        timeline = Timeline(as_path(ctx.table_path), props)
+        inst = timeline.instant(ctx.instant)
+        theirs: set[str] = set()
+        if inst is not None and inst.is_completed:
+            for their in (timeline.commit_metadata(inst).get("partitionToWriteStats") or {}).values():
+                for s in their or ():
+                    theirs.add(s.get("path") or "")
+                    theirs.update((s.get("cdcStats") or {}).keys())
+        mine = [s.get("path") for s in stats] + [p for s in stats for p in (s.get("cdcStats") or {})]
+        for rel in mine:
+            if rel and rel not in theirs:
+                within_table(ctx.table_path, rel, source=f"write stats of instant {ctx.instant}", field="path",
+                             timeline=False).unlink(missing_ok=True)
+        raise InstantTakenError(inst.path if inst is not None and inst.path else ctx.table_path, ctx.instant,
+                                f"instant {ctx.instant} was completed by another writer first; this write's "
+                                f"{len([r for r in mine if r and r not in theirs])} file(s) were removed and "
+                                "nothing of it is visible; write it again")
 
     def abort(self) -> Instant | None:
         """Roll the instant back; no pending instant is left (only the recorded rollback)."""
