@@ -1,6 +1,6 @@
 """Clustering: rewrite small file groups into fewer, larger base files and replace them (Apache Hudi's
 ``ClusteringPlanActionExecutor`` to schedule, ``SparkExecuteClusteringCommitActionExecutor`` with
-``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6 and 8.
+``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6, 8 and 9.
 
 Schedule (``schedule_clustering``), Java's default plan strategy for Spark
 (``SparkSizeBasedClusteringPlanStrategy`` on ``PartitionAwareClusteringPlanStrategy``):
