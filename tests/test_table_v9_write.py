@@ -202,3 +202,27 @@ def test_v9_table_with_a_metadata_table_stays_refused_unless_it_is_disabled(tmp_
     assert not (path / ".hoodie" / "metadata").exists()
     ours, theirs = _both(path)
     assert ours == theirs == _rows(t)
+
+
+@pytest.mark.slow
+def test_java_v9_table_takes_an_upsert_through_the_spark_data_source(tmp_path, corpus_tables, spark):
+    from hudi_log.spark import write as spark_write
+
+    name = "sample_table_mor_avro_v9_txns_nonpart_nometa"
+    path = tmp_path / name
+    shutil.copytree(corpus_tables[name], path)
+    t = read_table(path)
+    expected = _rows(t)
+    data = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_")]).sort_by("txn_id").slice(0, 2)
+    data = data.set_column(data.schema.get_field_index("merchant_name"), "merchant_name", pa.array(["s-a", "s-b"]))
+    data = data.set_column(data.schema.get_field_index("txn_ts"), "txn_ts", pc.add(data.column("txn_ts"), 1000))
+    ddl = ("txn_id string, account_id string, txn_ts bigint, txn_datetime timestamp, txn_date date, "
+           "amount decimal(15,2), currency string, txn_type string, merchant_name string, is_international boolean, "
+           "fee_amount decimal(10,2), txn_metadata string")  # the table's own types (pandas would narrow decimals)
+    assert data.column_names == [c.split()[0] for c in ddl.split(", ")]
+    spark_write(spark.createDataFrame(data.to_pandas(), schema=ddl), str(path),
+                {"hoodie.datasource.write.operation": "upsert"})
+    for r in data.select(COLUMNS).to_pylist():
+        expected[r["txn_id"]] = tuple(r[c] for c in COLUMNS)
+    ours, theirs = _both(path)
+    assert ours == expected == theirs
