@@ -226,3 +226,20 @@ def test_java_v9_table_takes_an_upsert_through_the_spark_data_source(tmp_path, c
         expected[r["txn_id"]] = tuple(r[c] for c in COLUMNS)
     ours, theirs = _both(path)
     assert ours == expected == theirs
+
+
+def test_custom_merge_mode_is_refused_on_write_and_create(tmp_path, corpus_tables):
+    from hudi_log.table.write.create import TableOptionsError
+
+    name = "sample_table_cow_v9_txns_simple_nometa"
+    path = tmp_path / name
+    shutil.copytree(corpus_tables[name], path)
+    write_properties(path, {**read_properties(path).to_dict(), "hoodie.record.merge.mode": "CUSTOM"})
+    t = read_table(path)
+    row = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_")]).slice(0, 1)
+    with pytest.raises(UnsupportedMergeConfigError, match="hoodie.record.merge.mode=CUSTOM"):
+        write_table(path, row, "upsert", {})
+    with pytest.raises(TableOptionsError, match="CUSTOM"):
+        write_table(tmp_path / "new", _batch([("k1", "a", 1, "x")]), "insert",
+                    _options("COPY_ON_WRITE", **{"hoodie.record.merge.mode": "CUSTOM"}))
+    assert not (tmp_path / "new" / ".hoodie").exists()

@@ -8,7 +8,7 @@ Facts (Apache Hudi ``HoodieTableConfig``):
   ``database`` is ``hoodie.database.name`` (empty when absent) and ``table`` is ``hoodie.table.name``.
   Hudi checks it when the key is present and falls back to ``hoodie.properties.backup`` when the main
   file is missing or fails the check; so do we.
-* Table versions read here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
+* Table versions read and written here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
 """
 
 from __future__ import annotations
@@ -65,8 +65,10 @@ class UnsupportedMergeConfigError(TablePropertiesError):
 #: version 9 (Hudi 1.1, ``HoodieTableConfig``): how records merge beyond the merge mode and ordering fields.
 #: ``EightToNineUpgradeHandler`` and ``inferMergingConfigsForV9TableCreation`` set them for the payloads they
 #: retire (partial updates of ``PartialUpdateAvroPayload`` and Debezium's, the delete markers of AWS DMS and
-#: Debezium); hudi-log merges by the mode and ordering fields alone, so it merges no table that has them.
+#: Debezium); hudi-log merges by the event- or commit-time mode and ordering fields alone, so it merges no
+#: table that has them, nor one whose merge mode is CUSTOM (versions 8 and 9: a user's merger or payload).
 PARTIAL_UPDATE_MODE = "hoodie.table.partial.update.mode"
+MERGE_MODE = "hoodie.record.merge.mode"
 MERGE_PROPERTY_PREFIX = "hoodie.record.merge.property."
 
 
@@ -75,7 +77,8 @@ def check_mergeable(props: "TableProperties", action: str) -> None:
     records merge by more than its merge mode and ordering fields, naming the properties that say so."""
     odd = [f"{k}={v}" for k, v in props.items()
            if (k == PARTIAL_UPDATE_MODE and v.strip().upper() not in ("", "NONE"))
-           or (k.startswith(MERGE_PROPERTY_PREFIX) and v.strip())]
+           or (k.startswith(MERGE_PROPERTY_PREFIX) and v.strip())
+           or (k == MERGE_MODE and v.strip().upper() == "CUSTOM")]  # a merger or payload class of the user's
     if odd:
         raise UnsupportedMergeConfigError(props.path, f"{action} would merge records of a table that merges by "
                                           f"{', '.join(sorted(odd))}, which hudi-log does not apply (write it "

@@ -201,6 +201,9 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
     else:
         mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode",
                       default="EVENT_TIME_ORDERING" if precombine else "COMMIT_TIME_ORDERING").upper()
+        if mode not in ("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING"):  # CUSTOM: a merger hudi-log cannot run
+            raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} is not EVENT_TIME_ORDERING or "
+                                          "COMMIT_TIME_ORDERING, the merge modes hudi-log applies")
         p.update({
             "hoodie.timeline.layout.version": "2",
             "hoodie.timeline.path": "timeline",
