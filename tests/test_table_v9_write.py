@@ -243,3 +243,15 @@ def test_custom_merge_mode_is_refused_on_write_and_create(tmp_path, corpus_table
         write_table(tmp_path / "new", _batch([("k1", "a", 1, "x")]), "insert",
                     _options("COPY_ON_WRITE", **{"hoodie.record.merge.mode": "CUSTOM"}))
     assert not (tmp_path / "new" / ".hoodie").exists()
+
+
+def test_array_wrapper_delete_ordering_compares_item_by_item():
+    """Hudi 1.1 wraps the ordering values of a table with several ordering fields in an ArrayWrapper; the
+    log scanner unwraps its items to compare them with a record's values, field by field."""
+    from hudi_log.format.content.deletes import ArrayItem, ArrayItemKind
+    from hudi_log.table.read.scanner import ordering_ge, ordering_tuple
+
+    wrapped = (ArrayItem(2, ArrayItemKind.LONG), ArrayItem("b", ArrayItemKind.STRING))
+    assert ordering_tuple(wrapped) == (2, "b")
+    assert ordering_ge(ordering_tuple(wrapped), (2, "a")) and not ordering_ge(ordering_tuple(wrapped), (2, "c"))
+    assert ordering_tuple(7) == (7,) and ordering_tuple(None) is None
