@@ -255,3 +255,28 @@ def test_array_wrapper_delete_ordering_compares_item_by_item():
     assert ordering_tuple(wrapped) == (2, "b")
     assert ordering_ge(ordering_tuple(wrapped), (2, "a")) and not ordering_ge(ordering_tuple(wrapped), (2, "c"))
     assert ordering_tuple(7) == (7,) and ordering_tuple(None) is None
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_a_payload_class_given_at_creation_sets_the_merge_mode_as_java_infers_it(tmp_path, version):
+    """``HoodieTableConfig.inferMergingConfigsForPreV9Table``: OverwriteWithLatestAvroPayload merges by commit
+    time even with an ordering field; version 9 keeps it as the legacy payload (``inferMergingConfigsFor
+    V9TableCreation``), version 8 as the payload, each with the commit-time strategy id."""
+    from hudi_log.table.write.create import TableOptionsError
+
+    overwrite = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+    o = {**_options("MERGE_ON_READ"), "hoodie.write.table.version": str(version),
+         "hoodie.datasource.write.payload.class": overwrite}
+    path = tmp_path / "t"
+    write_table(path, _batch([("k1", "a", 5, "x")]), "insert", o)
+    p = read_properties(path).to_dict()
+    assert p["hoodie.record.merge.mode"] == "COMMIT_TIME_ORDERING"
+    assert p["hoodie.record.merge.strategy.id"] == "ce9acb64-bde0-424c-9b91-f6ebba25356d"
+    assert p["hoodie.legacy.payload.class" if version == 9 else "hoodie.compaction.payload.class"] == overwrite
+    write_table(path, _batch([("k1", "later", 1, "x")]), "upsert", o)  # commit time: the later write wins
+    assert {r["id"]: r["val"] for r in read_table(path).to_pylist()} == {"k1": "later"}
+    for bad in ({"hoodie.datasource.write.payload.class": "com.example.MyPayload"},
+                {"hoodie.record.merge.mode": "EVENT_TIME_ORDERING"}):
+        with pytest.raises(TableOptionsError):
+            write_table(tmp_path / "bad", _batch([("k1", "a", 5, "x")]), "insert", {**o, **bad})
+    assert not (tmp_path / "bad" / ".hoodie").exists()

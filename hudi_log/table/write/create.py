@@ -8,14 +8,16 @@ What we write follows the tables Hudi itself created in ``../shared/corpus``:
   ``.schema``, ``.temp``, ``archived``;
 * table version 8 (``hoodie.write.table.version=8``; Hudi 1.0): timeline layout 2 (``.hoodie/timeline``
   and ``timeline/history``), ``hoodie.table.keygenerator.type``, ``hoodie.record.merge.mode``
-  (EVENT_TIME_ORDERING when an ordering field is set, as Hudi 1.0 defaults), payload
-  ``DefaultHoodieRecordPayload``, ``hoodie.table.initial.version``.
+  (the given payload's mode, else EVENT_TIME_ORDERING when an ordering field is set, as Hudi 1.0 infers it),
+  the mode's payload class (``DefaultHoodieRecordPayload`` / ``OverwriteWithLatestAvroPayload``, or the given
+  one) and merge strategy id, ``hoodie.table.initial.version``.
 * table version 9 (``hoodie.write.table.version=9``; Hudi 1.1, ``HoodieTableMetaClient.TableBuilder`` with
   ``HoodieTableConfig.inferMergingConfigsForV9TableCreation``): as 8, but the ordering fields (one or several)
   in ``hoodie.table.ordering.fields`` instead of ``hoodie.table.precombine.field``, the merge mode alone (no
   payload class and no merge strategy id: Hudi 1.1 retires both for the event- and commit-time modes, as its
   ``EightToNineUpgradeHandler`` removes them), and ``hoodie.table.format=native``; the corpus's Hudi 1.1
-  tables hold exactly these keys.
+  tables hold exactly these keys. A payload class given with the write is kept as
+  ``hoodie.legacy.payload.class`` with its mode's strategy id (the case of the payloads Hudi 1.1 retires).
 * ``hoodie.table.checksum`` = CRC32 of ``"{database}.{table}"``; values escaped as
   ``java.util.Properties.store`` does (``\\:``, ``\\=``, ``\\#``, ``\\!``, ``\\uXXXX``).
 * A first write that fails before its commit takes the table it created away again
@@ -104,6 +106,38 @@ def split_fields(v) -> list[str]:
     if isinstance(v, (list, tuple)):
         return [str(x).strip() for x in v if str(x).strip()]
     return [p.strip() for p in str(v).split(",") if p.strip()]
+
+
+#: the merge modes hudi-log applies, with Hudi's merge strategy id (``HoodieRecordMerger``) and the payload
+#: class Hudi 1.0 records for each (``HoodieRecordPayload.getAvroPayloadForMergeMode``)
+STRATEGY_IDS = {"EVENT_TIME_ORDERING": MERGE_STRATEGY_ID, "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d"}
+MODE_PAYLOADS = {"EVENT_TIME_ORDERING": "DefaultHoodieRecordPayload",
+                 "COMMIT_TIME_ORDERING": "OverwriteWithLatestAvroPayload"}
+#: the payload classes whose merging is one of those modes (``HoodieTableConfig.inferRecordMergeModeFromPayloadClass``)
+PAYLOAD_MODES = {_PAYLOAD.format("DefaultHoodieRecordPayload"): "EVENT_TIME_ORDERING",
+                 _PAYLOAD.format("EventTimeAvroPayload"): "EVENT_TIME_ORDERING",
+                 _PAYLOAD.format("OverwriteWithLatestAvroPayload"): "COMMIT_TIME_ORDERING"}
+
+
+def _merge_mode(options: Mapping, ordering: str | None, path) -> tuple[str, str | None]:
+    """A new version-8+ table's merge mode and the payload class the write gave (None: none given), as Java's
+    ``HoodieTableConfig.inferMergingConfigsForPreV9Table`` infers them: the payload's mode, else the mode given,
+    else event time with ordering fields and commit time without. Modes and payloads hudi-log does not apply
+    (CUSTOM, other payload classes), and a mode that contradicts the payload, are refused as Java refuses them."""
+    mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode")
+    payload = option(options, "hoodie.datasource.write.payload.class", "hoodie.compaction.payload.class")
+    if payload is not None and payload not in PAYLOAD_MODES:
+        raise TableOptionsError(path, f"payload class {payload} merges records in a way hudi-log does not apply "
+                                      f"(it applies {', '.join(sorted(PAYLOAD_MODES))})")
+    inferred = PAYLOAD_MODES[payload] if payload else None
+    mode = (mode or inferred or ("EVENT_TIME_ORDERING" if ordering else "COMMIT_TIME_ORDERING")).upper()
+    if mode not in STRATEGY_IDS:  # CUSTOM: a merger hudi-log cannot run
+        raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} is not EVENT_TIME_ORDERING or "
+                                      "COMMIT_TIME_ORDERING, the merge modes hudi-log applies")
+    if inferred and mode != inferred:
+        raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} contradicts payload class {payload} "
+                                      f"({inferred}); give one of them")
+    return mode, payload
 
 
 def requested_table_type(options: Mapping) -> str | None:
@@ -199,11 +233,7 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
             "hoodie.compaction.record.merger.strategy": MERGE_STRATEGY_ID,
         })
     else:
-        mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode",
-                      default="EVENT_TIME_ORDERING" if precombine else "COMMIT_TIME_ORDERING").upper()
-        if mode not in ("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING"):  # CUSTOM: a merger hudi-log cannot run
-            raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} is not EVENT_TIME_ORDERING or "
-                                          "COMMIT_TIME_ORDERING, the merge modes hudi-log applies")
+        mode, payload = _merge_mode(options, precombine, path)
         p.update({
             "hoodie.timeline.layout.version": "2",
             "hoodie.timeline.path": "timeline",
@@ -211,11 +241,12 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
             "hoodie.table.initial.version": str(version),
             "hoodie.record.merge.mode": mode,
         })
-        if version < ORDERING_FIELDS_VERSION:
-            payload = "DefaultHoodieRecordPayload" if mode == "EVENT_TIME_ORDERING" else "OverwriteWithLatestAvroPayload"
-            p.update({"hoodie.record.merge.strategy.id": MERGE_STRATEGY_ID,
-                      "hoodie.compaction.payload.class": _PAYLOAD.format(payload)})
+        if version < ORDERING_FIELDS_VERSION:  # Hudi 1.0: the payload class and strategy id of the mode
+            p.update({"hoodie.record.merge.strategy.id": STRATEGY_IDS[mode],
+                      "hoodie.compaction.payload.class": payload or _PAYLOAD.format(MODE_PAYLOADS[mode])})
         else:
+            if payload:  # a payload Hudi 1.1 retires: kept as the legacy one, with the strategy id of its mode
+                p.update({"hoodie.legacy.payload.class": payload, "hoodie.record.merge.strategy.id": STRATEGY_IDS[mode]})
             p[TABLE_FORMAT] = "native"  # Java 1.1's default table format, recorded on every new table
     p["hoodie.table.checksum"] = str(table_checksum(p))
     return p
