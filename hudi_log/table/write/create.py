@@ -110,7 +110,8 @@ def split_fields(v) -> list[str]:
 
 #: the merge modes hudi-log applies, with Hudi's merge strategy id (``HoodieRecordMerger``) and the payload
 #: class Hudi 1.0 records for each (``HoodieRecordPayload.getAvroPayloadForMergeMode``)
-STRATEGY_IDS = {"EVENT_TIME_ORDERING": MERGE_STRATEGY_ID, "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d"}
+STRATEGY_IDS = {"EVENT_TIME_ORDERING": MERGE_STRATEGY_ID,
+                "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d"}
 MODE_PAYLOADS = {"EVENT_TIME_ORDERING": "DefaultHoodieRecordPayload",
                  "COMMIT_TIME_ORDERING": "OverwriteWithLatestAvroPayload"}
 #: the payload classes whose merging is one of those modes (``HoodieTableConfig.inferRecordMergeModeFromPayloadClass``)
@@ -246,7 +247,8 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
                       "hoodie.compaction.payload.class": payload or _PAYLOAD.format(MODE_PAYLOADS[mode])})
         else:
             if payload:  # a payload Hudi 1.1 retires: kept as the legacy one, with the strategy id of its mode
-                p.update({"hoodie.legacy.payload.class": payload, "hoodie.record.merge.strategy.id": STRATEGY_IDS[mode]})
+                p.update({"hoodie.legacy.payload.class": payload,
+                          "hoodie.record.merge.strategy.id": STRATEGY_IDS[mode]})
             p[TABLE_FORMAT] = "native"  # Java 1.1's default table format, recorded on every new table
     p["hoodie.table.checksum"] = str(table_checksum(p))
     return p
