@@ -24,7 +24,8 @@ from hudi_log.table.timeline.clustering_plan import (
 from hudi_log.table.write.client import begin_write, write_batches, write_table
 from test_table_services import batch, hudi_rs, opts, snapshot, timeline_files
 
-CASES = [(6, "MERGE_ON_READ"), (6, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")]
+CASES = [(6, "MERGE_ON_READ"), (6, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE"), (9, "MERGE_ON_READ"),
+         (9, "COPY_ON_WRITE")]
 
 
 def base_files(base) -> set[str]:
@@ -59,7 +60,7 @@ def test_cluster_rewrites_small_files_and_reads_stay(tmp_path, version, table_ty
     instant = cl.schedule_clustering(base)
     req = requested_of(base, instant)
     # version 6: a replacecommit; version 8 (Java 1.x): the clustering action; both complete as replacecommit
-    assert req.name == f"{instant}.{'clustering' if version == 8 else 'replacecommit'}.requested"
+    assert req.name == f"{instant}.{'clustering' if version >= 8 else 'replacecommit'}.requested"
     plan = ClusteringPlan.from_bytes(instant, req.read_bytes())
     assert len(plan.groups) == 2 and all(g.num_output_file_groups == 1 for g in plan.groups)  # one per partition
     assert sorted(f for _, f in plan.file_groups()) == sorted(s.file_id for s in HudiTable(base).view().latest_file_slices())
@@ -70,7 +71,7 @@ def test_cluster_rewrites_small_files_and_reads_stay(tmp_path, version, table_ty
     names = timeline_files(base)
     done = [n for n in names if n.endswith(".replacecommit") and n.startswith(instant)]
     assert done == ([f"{instant}.replacecommit"] if version == 6 else done) and len(done) == 1
-    assert f"{instant}.{'clustering' if version == 8 else 'replacecommit'}.inflight" in names
+    assert f"{instant}.{'clustering' if version >= 8 else 'replacecommit'}.inflight" in names
     tl = HudiTable(base).timeline
     md = tl.commit_metadata(next(i for i in tl.completed() if i.requested_time == instant))
     assert md["operationType"] == "CLUSTER"

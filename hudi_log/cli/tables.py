@@ -175,7 +175,7 @@ def _read_input(path: str):
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="a Hudi write option (repeatable)")
 @click.option("--table-name", default=None, help="hoodie.table.name (default: the folder's name)")
 @click.option("--table-type", default=None, type=click.Choice(["COPY_ON_WRITE", "MERGE_ON_READ"], case_sensitive=False))
-@click.option("--table-version", default=None, type=click.Choice(["6", "8"]), help="hoodie.write.table.version")
+@click.option("--table-version", default=None, type=click.Choice(["6", "8", "9"]), help="hoodie.write.table.version")
 @click.option("--record-key", default=None, help="record key field(s), comma separated")
 @click.option("--precombine", default=None, help="precombine (ordering) field")
 @click.option("--partition-field", default=None, help="partition path field(s), comma separated")

@@ -8,7 +8,7 @@ Facts (Apache Hudi ``HoodieTableConfig``):
   ``database`` is ``hoodie.database.name`` (empty when absent) and ``table`` is ``hoodie.table.name``.
   Hudi checks it when the key is present and falls back to ``hoodie.properties.backup`` when the main
   file is missing or fails the check; so do we.
-* Table versions read here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
+* Table versions read and written here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
 
 Damaged values are refused, naming the file and the key (:class:`PropertyValueError`), where reading on
 would give a wrong answer with no error:
@@ -80,13 +80,41 @@ class UnsupportedTableVersionError(TableError):
     """``hoodie.table.version`` is not one this reader knows (6, 8, 9)."""
 
 
-#: the table versions hudi-log writes (it reads 9 too)
-WRITABLE_TABLE_VERSIONS = (6, 8)
+#: the table versions hudi-log writes
+WRITABLE_TABLE_VERSIONS = (6, 8, 9)
 
 
 class UnwritableTableVersionError(UnsupportedTableVersionError):
-    """A table hudi-log reads but does not write (version 9, Hudi 1.1): every action that would change its
-    files refuses, the same way, before it changes anything."""
+    """A table hudi-log reads but does not write: every action that would change its files refuses, the same
+    way, before it changes anything."""
+
+
+class UnsupportedMergeConfigError(TablePropertiesError):
+    """The table merges records in a way hudi-log does not (version 9's partial updates or merge properties):
+    an action that merges records would merge them differently from Java, so it refuses."""
+
+
+#: version 9 (Hudi 1.1, ``HoodieTableConfig``): how records merge beyond the merge mode and ordering fields.
+#: ``EightToNineUpgradeHandler`` and ``inferMergingConfigsForV9TableCreation`` set them for the payloads they
+#: retire (partial updates of ``PartialUpdateAvroPayload`` and Debezium's, the delete markers of AWS DMS and
+#: Debezium); hudi-log merges by the event- or commit-time mode and ordering fields alone, so it merges no
+#: table that has them, nor one whose merge mode is CUSTOM (versions 8 and 9: a user's merger or payload).
+PARTIAL_UPDATE_MODE = "hoodie.table.partial.update.mode"
+MERGE_MODE = "hoodie.record.merge.mode"
+MERGE_PROPERTY_PREFIX = "hoodie.record.merge.property."
+
+
+def check_mergeable(props: "TableProperties", action: str) -> None:
+    """Refuse ``action`` (one that merges records: a write, a compaction, a clustering) on a table whose
+    records merge by more than its merge mode and ordering fields, naming the properties that say so."""
+    odd = [f"{k}={v}" for k, v in props.items()
+           if (k == PARTIAL_UPDATE_MODE and v.strip().upper() not in ("", "NONE"))
+           or (k.startswith(MERGE_PROPERTY_PREFIX) and v.strip())
+           or (k == MERGE_MODE and v.strip().upper() == "CUSTOM")]  # a merger or payload class of the user's
+    if odd:
+        raise UnsupportedMergeConfigError(props.path, f"{action} would merge records of a table that merges by "
+                                          f"{', '.join(sorted(odd))}, which hudi-log does not apply (write it "
+                                          "with Apache Hudi 1.1)")
 
 
 def check_writable(props: "TableProperties", action: str) -> None:
@@ -95,12 +123,12 @@ def check_writable(props: "TableProperties", action: str) -> None:
     if v in WRITABLE_TABLE_VERSIONS:
         return
     if v > max(WRITABLE_TABLE_VERSIONS):
-        advice = ("write it with Apache Hudi 1.1, or downgrade it to version 8 with Apache Hudi 1.1 first (a write "
-                  "with hoodie.write.table.version=8 runs its NineToEightDowngradeHandler)")
+        advice = "write it with the Apache Hudi release that made it"
     else:
         advice = "upgrade it with Apache Hudi 0.14 or later first (its next write upgrades it to version 6)"
     raise UnwritableTableVersionError(props.path, f"{action} would change a table of version {v}, which hudi-log "
-                                      f"reads but does not write (it writes versions 6 and 8): {advice}")
+                                      f"reads but does not write (it writes versions "
+                                      f"{', '.join(map(str, WRITABLE_TABLE_VERSIONS))}): {advice}")
 
 
 def parse_java_properties(text: str) -> dict[str, str]:

@@ -313,7 +313,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     config = ArchiveConfig.of(options, table_path)
     if automatic and not config.automatic:
         return []
-    check_writable(props, "archival")  # version 9 (Hudi 1.1) is read, never changed
+    check_writable(props, "archival")
     refusal = None
     if has_metadata_table(table_path, props):
         refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \

@@ -1,6 +1,6 @@
 """Clustering: rewrite small file groups into fewer, larger base files and replace them (Apache Hudi's
 ``ClusteringPlanActionExecutor`` to schedule, ``SparkExecuteClusteringCommitActionExecutor`` with
-``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6 and 8.
+``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6, 8 and 9.
 
 Schedule (``schedule_clustering``), Java's default plan strategy for Spark
 (``SparkSizeBasedClusteringPlanStrategy`` on ``PartitionAwareClusteringPlanStrategy``):
@@ -169,7 +169,7 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)  # the metadata table was dropped (hoodie.metadata.enable=false)
         schema = current_schema(table.properties, table.timeline)
         fields = {f["name"] for f in (schema or {}).get("fields", [])}
@@ -243,7 +243,7 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)
         try:
             bloom = bloom_options(table.properties.to_dict(), options)

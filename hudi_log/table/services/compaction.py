@@ -217,7 +217,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
         raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
                                           f"{table.properties.get('hoodie.table.type')})")
     with TableLock(table.path, config):
-        guard_change(table.path, table.properties, options, "the compaction")
+        guard_change(table.path, table.properties, options, "the compaction", merges=True)
         table = HudiTable(path)
         blocking = [i for i in incomplete_commits(table.timeline)]  # writes; a pending clustering is no write
         if blocking:
@@ -313,7 +313,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the compaction") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the compaction", merges=True) is not table.properties:
             table = HudiTable(path)
         bloom = _bloom_options(table, options)
         pending = pending_compactions(table)
