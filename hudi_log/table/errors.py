@@ -132,6 +132,19 @@ class InstantArgumentError(QueryError):
     names an option the chosen query does not take."""
 
 
+class IncrementalCommitsGoneError(QueryError):
+    """An incremental query (or a stream's micro-batch) reaches commits whose files the cleaner removed, or
+    archived commits whose files cannot be checked: their rows would be missing from the answer. ``commits``:
+    the requested times of those commits; ``archived``: (begin, first active commit) of an archived span that
+    could not be checked, or None. Java's ``HoodieIncrementalPathNotFoundException``; the way out is
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (:mod:`hudi_log.table.read.incremental`)."""
+
+    def __init__(self, path, message: str, commits: tuple[str, ...] = (), archived: tuple[str, str] | None = None):
+        super().__init__(path, message)
+        self.commits = tuple(commits)
+        self.archived = archived
+
+
 class TimeTravelError(QueryError):
     """A time travel Apache Hudi refuses (``TimelineUtils.validateTimestampAsOf``): at or after the first
     incomplete commit, or before the earliest commit the last clean retained."""

@@ -56,6 +56,7 @@ from ..metadata_table import has_metadata_table
 from ..properties import TableError, TableProperties, check_writable, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
+from ..timeline.lsm_history import archive_folder
 from ..timeline.timeline import (
     CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, SAVEPOINT, WRITE_ACTIONS,
     Instant, Timeline, comparable_action,
@@ -284,10 +285,6 @@ def _datum(rec: dict) -> bytes:
     buf = io.BytesIO()
     fastavro.schemaless_writer(buf, _PARSED, rec)
     return buf.getvalue()
-
-
-def archive_folder(table_path, props: TableProperties) -> AnyPath:
-    return as_path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
 
 
 def _write(folder: AnyPath, records: list[dict], batch: int) -> str:
