@@ -96,6 +96,27 @@ def test_a_range_the_cleaner_kept_reads_as_before(tmp_path, table_type, version)
     assert before == [("k", "3", commits[3].requested_time), ("n3", "3", commits[3].requested_time)]
 
 
+@pytest.mark.parametrize("version,table_type", [(6, "COPY_ON_WRITE"), (8, "MERGE_ON_READ")])
+def test_file_groups_clustered_before_the_end_are_read_from_their_new_group(tmp_path, version, table_type):
+    from test_clustering import batch as cbatch, opts as copts, small_stream
+    from hudi_log.table.services import clustering as cl
+
+    base = tmp_path / "t"
+    first = small_stream(base, version, table_type, n=3)[0]
+    assert cl.cluster(base)
+    for i in range(3):  # commits after the clustering, so that the cleaner removes the replaced groups
+        write_table(base, cbatch([(f"k{60 + i}", "x")], 90 + i), "insert", copts(version, table_type))
+    whole = rows(read_table(base, query="incremental", begin="000"))
+    assert clean(base, retain_commits=1)
+    # the replaced groups' files are gone, but the clustering (before the range's end) moved their rows
+    assert rows(read_table(base, query="incremental", begin="000")) == whole
+    # a range ending before the clustering needed the replaced groups' files
+    end = HudiTable(base).timeline.instant(first)
+    with pytest.raises(IncrementalCommitsGoneError) as e:
+        read_table(base, query="incremental", begin="000", end=bound(end, version))
+    assert e.value.commits == (first,)
+
+
 def test_no_meta_fields_no_incremental_query(tmp_path):
     base = tmp_path / "t"
     upserts(base, "COPY_ON_WRITE", 6, n=1)

@@ -234,7 +234,8 @@ def _lost_version(table: HudiTable, snaps: _Snapshots, inst: Instant) -> str | N
                                     timeline=False).exists():
             return f"its file {rel}"
         before = stat.get("prevCommit")
-        if prev is None or before in (None, "", "null") or (stat.get("cdcStats") and mode == DATA_BEFORE):
+        if prev is None or before in (None, "", "null") or before >= inst.requested_time \
+                or (stat.get("cdcStats") and mode == DATA_BEFORE):  # no version before (a new file group)
             continue
         if not any(t.partition == part and t.file_id == fid and t.base_instant >= before
                    for t in snaps.plan(prev).tasks):

@@ -42,7 +42,7 @@ from ..errors import IncrementalCommitsGoneError, QueryError
 from ..properties import TableProperties
 from ..timeline.commit_metadata import write_stats
 from ..timeline.lsm_history import archive_folder, history_folder, read_history
-from ..timeline.timeline import CLEAN, REPLACE_COMMIT, WRITE_ACTIONS, Timeline, parse_instant_metadata
+from ..timeline.timeline import CLEAN, CLUSTERING, REPLACE_COMMIT, WRITE_ACTIONS, Timeline, parse_instant_metadata
 from ..view.file_system_view import BASE_FILE_RE, LOG_FILE_RE
 
 #: Java's option name, taken as it is by the Spark sources; the API's keyword is ``fallback_full_table_scan``
@@ -145,9 +145,9 @@ def _written(commits: list[RangeCommit]) -> list[_Written]:
 def _replaced(timeline: Timeline, commits: list[RangeCommit], bound: str | None) -> set[tuple[str, str]]:
     """(partition, file id) of the file groups a completed replace commit up to ``bound`` replaced: their
     rows moved to the new groups, which the snapshot as of ``bound`` reads instead."""
-    mds = [c.metadata for c in commits if c.action == REPLACE_COMMIT]
+    mds = [c.metadata for c in commits if c.action in (REPLACE_COMMIT, CLUSTERING)]
     mds += [_metadata(timeline, i) for i in timeline.completed_commits()
-            if i.action == REPLACE_COMMIT and (bound is None or i.requested_time <= bound)]
+            if i.action in (REPLACE_COMMIT, CLUSTERING) and (bound is None or i.requested_time <= bound)]
     return {(part or "", f) for md in mds for part, ids in (md.get("partitionToReplaceFileIds") or {}).items()
             for f in ids or []}
 
