@@ -257,3 +257,15 @@ def test_stream_from_earliest_and_falling_behind_the_cleaner(tmp_path, version):
     f = stream_reader(t, **{FALLBACK_OPTION.lower(): "true"})  # Spark may hand option names lower-cased
     end = f.latestOffset(mid, ReadAllAvailable())
     assert batch(f, mid, end) == expected(t, first + more, version, mid["offsetCommitTime"], end["offsetCommitTime"])
+
+
+def test_on_an_object_store(s3):
+    base = f"{s3.base}/t"
+    commits = upserts(base, "COPY_ON_WRITE", 8)
+    assert clean(base, retain_commits=1)
+    end = commits[1].completion_time
+    with pytest.raises(IncrementalCommitsGoneError) as e:
+        read_table(base, query="incremental", begin="000", end=end)
+    assert e.value.commits == (commits[0].requested_time, commits[1].requested_time)
+    got = read_table(base, query="incremental", begin="000", end=end, fallback_full_table_scan=True)
+    assert rows(got) == expected(base, commits, 8, "000", end) and len(got) == 2
