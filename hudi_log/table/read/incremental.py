@@ -92,21 +92,22 @@ def check_meta_fields(table_path, props: TableProperties) -> None:
 def range_commits(table_path, props: TableProperties, timeline: Timeline, begin: str,
                   end: str | None) -> list[RangeCommit]:
     """The write instants of (begin, end], oldest first by requested time (see the module's docstring)."""
+    def within(t: str) -> bool:
+        return begin < t and (end is None or t <= end)
+
     if props.version < 8:
         return [RangeCommit(i.requested_time, i.action, _metadata(timeline, i))
-                for i in timeline.completed_commits() if begin < i.requested_time and (end is None
-                                                                                     or i.requested_time <= end)]
+                for i in timeline.completed_commits() if within(i.requested_time)]
     active = timeline.completed_commits()
     out = [RangeCommit(i.requested_time, i.action, _metadata(timeline, i)) for i in active
-           if begin < (i.completion_time or i.requested_time) and (end is None or (i.completion_time
-                                                                                  or i.requested_time) <= end)]
+           if within(i.completion_time or i.requested_time)]
     done = [i.completion_time or i.requested_time for i in active]
     if props.timeline_layout_version >= 2 and (not done or begin < min(done)):
         folder = history_folder(table_path, props)
         known = {c.requested_time for c in out}
-        for r in read_history(table_path, props):
-            t, c = r.get("instantTime"), r.get("completionTime") or r.get("instantTime")
-            if r.get("action") in WRITE_ACTIONS and t and t not in known and begin < c and (end is None or c <= end):
+        for r in read_history(table_path, props, ("instantTime", "completionTime", "action", "metadata")):
+            t = r.get("instantTime")
+            if r.get("action") in WRITE_ACTIONS and t and t not in known and within(r.get("completionTime") or t):
                 md = parse_instant_metadata(r.get("metadata") or b"", folder / r["file"])
                 out.append(RangeCommit(t, r["action"], md or {}, archived=True))
     return sorted(out, key=lambda c: c.requested_time)
