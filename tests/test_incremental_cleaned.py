@@ -175,6 +175,7 @@ def test_cli_names_the_commits_and_the_flag_falls_back(tmp_path):
     r = cli("read", base, "--query", "incremental", "--begin", "000", "--end", end, "--format", "jsonl")
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "Traceback" not in r.output
     assert r.output.startswith("hudi-log: ") and commits[0].requested_time in r.output and FALLBACK_OPTION in r.output
+    assert "--fallback-full-table-scan" in r.output
     r = cli("read", base, "--query", "incremental", "--begin", "000", "--end", end, "--format", "jsonl",
             "--fallback-full-table-scan")
     assert r.exit_code == 0, r.output

@@ -101,7 +101,7 @@ def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit,
         cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
         if not cols:
             raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
-    from ..table.errors import IntegrityError
+    from ..table.errors import IncrementalCommitsGoneError, IntegrityError
     from ..table.read.instants import query_arguments
     from ..table.read.integrity import IntegrityWarning
 
@@ -122,6 +122,8 @@ def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit,
             stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
         except KeyError as e:  # a column the table does not have
             _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+        except IncrementalCommitsGoneError as e:  # the option as this command spells it
+            _fail(f"{e} (here: --fallback-full-table-scan)", exit_code_for(e))
         except IntegrityError as e:  # --strict: a committed file is missing or damaged
             _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", exit_code_for(e))
         finally:
