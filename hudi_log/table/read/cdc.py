@@ -257,7 +257,7 @@ def check_versions(table: HudiTable, snaps: _Snapshots, insts: list[Instant]) ->
                                                                        if len(lost) > 10 else "")
         raise IncrementalCommitsGoneError(
             table.path, f"CDC query: the file versions the changes of {len(lost)} instant(s) are computed from are "
-            f"gone (removed by the cleaner): {named}. Read changes within the commits the cleaner retains "
+            f"gone (removed by the cleaner, or lost): {named}. Read changes within the commits the cleaner retains "
             "(hoodie.cleaner.commits.retained), or read the latest state (an incremental query without the cdc "
             "format, with hoodie.datasource.read.incr.fallback.fulltablescan.enable)",
             tuple(t for t, _ in lost))
