@@ -259,7 +259,8 @@ def _gone_error(table_path, begin: str, end: str | None, gone: list[str],
     what = []
     if gone:
         named = ", ".join(gone[:_NAMED]) + (f" and {len(gone) - _NAMED} more" if len(gone) > _NAMED else "")
-        what.append(f"the files of commit{'s' if len(gone) > 1 else ''} {named} are gone (removed by the cleaner, or lost)")
+        what.append(f"the files of commit{'s' if len(gone) > 1 else ''} {named} are gone (removed by the cleaner, "
+                    "or lost)")
     if span:
         what.append(f"commits archived in ({span[0]}, {span[1]}) may have lost their files to the cleaner and "
                     "cannot be checked")
