@@ -148,19 +148,23 @@ def test_lsm_archived_commits_are_checked_by_their_metadata(tmp_path):
     assert plan.context.full_table_scan  # Java: a range reaching archived instants is scanned
 
 
-def test_v6_range_into_the_archive_past_the_clean_is_an_error(tmp_path):
+def test_v6_archived_commits_are_checked_by_the_archive(tmp_path):
     base = tmp_path / "t"
     small = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}
     commits = upserts(base, "COPY_ON_WRITE", 6, n=6)
+    end = commits[1].requested_time
+    before = rows(read_table(base, query="incremental", begin="000", end=end))
     assert clean(base, retain_commits=1) and archive(base, small)
     first_active = HudiTable(base).timeline.timeline_start()
-    assert first_active > commits[0].requested_time
+    assert first_active > end
     with pytest.raises(IncrementalCommitsGoneError) as e:
-        read_table(base, query="incremental", begin="000", end=commits[1].requested_time)
-    assert e.value.archived == ("000", first_active) and "archived" in str(e.value)
-    got = read_table(base, query="incremental", begin="000", end=commits[1].requested_time,
-                     fallback_full_table_scan=True)
-    assert rows(got) == expected(base, commits, 6, "000", commits[1].requested_time)
+        read_table(base, query="incremental", begin="000", end=end)
+    assert e.value.commits == (commits[0].requested_time, end)  # named from the archive
+    assert f"{end} (archived)" in str(e.value)
+    got = read_table(base, query="incremental", begin="000", end=end, fallback_full_table_scan=True)
+    assert rows(got) == expected(base, commits, 6, "000", end) == [r for r in before if r[0] != "k"]
+    # the whole range reads as before: the newest versions are all there
+    assert rows(read_table(base, query="incremental", begin="000")) == rows(read_table(base))
 
 
 def cli(*args):

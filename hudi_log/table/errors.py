@@ -133,16 +133,14 @@ class InstantArgumentError(QueryError):
 
 
 class IncrementalCommitsGoneError(QueryError):
-    """An incremental query (or a stream's micro-batch) reaches commits whose files the cleaner removed, or
-    archived commits whose files cannot be checked: their rows would be missing from the answer. ``commits``:
-    the requested times of those commits; ``archived``: (begin, first active commit) of an archived span that
-    could not be checked, or None. Java's ``HoodieIncrementalPathNotFoundException``; the way out is
+    """An incremental query (or a stream's micro-batch) reaches commits (active or archived) whose files the
+    cleaner removed: their rows would be missing from the answer. ``commits``: the requested times of those
+    commits. Java's ``HoodieIncrementalPathNotFoundException``; the way out is
     ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (:mod:`hudi_log.table.read.incremental`)."""
 
-    def __init__(self, path, message: str, commits: tuple[str, ...] = (), archived: tuple[str, str] | None = None):
+    def __init__(self, path, message: str, commits: tuple[str, ...] = ()):
         super().__init__(path, message)
         self.commits = tuple(commits)
-        self.archived = archived
 
 
 class TimeTravelError(QueryError):

@@ -8,17 +8,15 @@ INCREMENTAL_FALLBACK_TO_FULL_TABLE_SCAN``, default false):
 
 * **The range's commits** (:func:`range_commits`): from 8 on the write instants that completed in
   (begin, end], archived ones of the LSM history included (with their metadata) when ``begin`` is older
-  than every active completion, as the analyzer loads them; below 8 the active commits requested in
-  (begin, end]. Java reads the latest file of each file group those commits wrote; one the cleaner removed
+  than every active completion, as the analyzer loads them; below 8 the commits requested in (begin, end],
+  archived ones of the v6 archive included when ``begin`` is before the active timeline (Java's V1 relation
+  leaves those out, silently; their rows are in the snapshot hudi-log reads, so their files are checked
+  too). Java reads the latest file of each file group those commits wrote; one the cleaner removed
   fails its read (``HoodieIncrementalPathNotFoundException``, which names the option). hudi-log reads the
   snapshot as of the range's last instant, where a removed slice would read as no rows, so the plan checks
   the same files first (:func:`gone_commits`: per file group, the files of the newest slice the range's
   commits wrote, unless a replace commit up to the range's end moved the group) and, by default, raises
   :class:`~hudi_log.table.errors.IncrementalCommitsGoneError` naming the table, the commits and the option.
-* **Archived, below version 8**: the v6 archive is not read here (its reader is a table service above this
-  layer). A range starting before the active timeline, on a table whose archive holds instants, ending
-  before the earliest commit the last clean retained, may have lost archived commits' files that cannot be
-  named: the same error, naming the archived span.
 * **The fallback** (:func:`incremental_scope`): with the option, Java scans the *latest* snapshot filtered
   by ``_hoodie_commit_time`` when the range starts before the active timeline (archived: from 8 on, any
   archived commit in the range; below 8 also an end before it) or a file of its commits is gone; below 8
@@ -41,8 +39,10 @@ from ...paths import RemotePath, as_path
 from ..errors import IncrementalCommitsGoneError, QueryError
 from ..properties import TableProperties
 from ..timeline.commit_metadata import write_stats
-from ..timeline.lsm_history import archive_folder, history_folder, read_history
-from ..timeline.timeline import CLEAN, CLUSTERING, REPLACE_COMMIT, WRITE_ACTIONS, Timeline, parse_instant_metadata
+from ..timeline.archive_v6 import read_v6_archive
+from ..timeline.lsm_history import history_folder, read_history
+from ..timeline.timeline import (COMPLETED, CLUSTERING, REPLACE_COMMIT, WRITE_ACTIONS, Timeline,
+                                 parse_instant_metadata)
 from ..view.file_system_view import BASE_FILE_RE, LOG_FILE_RE
 
 #: Java's option name, taken as it is by the Spark sources; the API's keyword is ``fallback_full_table_scan``
@@ -96,8 +96,14 @@ def range_commits(table_path, props: TableProperties, timeline: Timeline, begin:
         return begin < t and (end is None or t <= end)
 
     if props.version < 8:
-        return [RangeCommit(i.requested_time, i.action, _metadata(timeline, i))
-                for i in timeline.completed_commits() if within(i.requested_time)]
+        out = [RangeCommit(i.requested_time, i.action, _metadata(timeline, i))
+               for i in timeline.completed_commits() if within(i.requested_time)]
+        if _before_timeline(timeline, begin):
+            known = {c.requested_time for c in out}
+            out += [RangeCommit(r.commit_time, r.action, r.metadata, archived=True)
+                    for r in read_v6_archive(table_path, props) if r.state == COMPLETED and r.action in WRITE_ACTIONS
+                    and r.commit_time not in known and within(r.commit_time)]
+        return sorted(out, key=lambda c: c.requested_time)
     active = timeline.completed_commits()
     out = [RangeCommit(i.requested_time, i.action, _metadata(timeline, i)) for i in active
            if within(i.completion_time or i.requested_time)]
@@ -198,24 +204,6 @@ def gone_commits(table_path, timeline: Timeline, commits: list[RangeCommit], bou
                                              if w.instant <= reach.get((w.partition, w.file_id), "")})
 
 
-def archived_span(table_path, props: TableProperties, timeline: Timeline, begin: str,
-                  bound: str | None) -> tuple[str, str] | None:
-    """Below version 8: (begin, first active commit) when the range reaches archived commits whose files a
-    clean may have removed (the archive holds instants, and ``bound`` is before the earliest commit the last
-    clean retained); None otherwise."""
-    start = timeline.timeline_start()
-    if props.version >= 8 or start is None or begin >= start:
-        return None
-    folder = archive_folder(table_path, props)
-    if not folder.is_dir() or not any(p.name.startswith(".commits_.archive") for p in folder.iterdir()):
-        return None
-    cleans = [i for i in timeline.completed() if i.action == CLEAN]
-    if not cleans:
-        return None
-    retained = (timeline.commit_metadata(cleans[-1]) or {}).get("earliestCommitToRetain") or start
-    return (begin, start) if bound is None or bound < retained else None
-
-
 def _before_timeline(timeline: Timeline, t: str | None) -> bool:
     """Java's ``isBeforeTimelineStarts`` on the completed commits."""
     start = timeline.timeline_start()
@@ -248,28 +236,22 @@ def incremental_scope(table_path, props: TableProperties, timeline: Timeline, be
             return IncrementalScope(latest, times, window_end, full_table_scan=True)
         return IncrementalScope(bound, times, window_end)
     gone = gone_commits(table_path, timeline, commits, bound)
-    span = archived_span(table_path, props, timeline, begin, bound)
-    if gone or span:
-        raise _gone_error(table_path, begin, end, gone, span)
+    if gone:
+        raise _gone_error(table_path, begin, end, gone, {c.requested_time for c in commits if c.archived})
     return IncrementalScope(bound, times, window_end)
 
 
 def _gone_error(table_path, begin: str, end: str | None, gone: list[str],
-                span: tuple[str, str] | None) -> IncrementalCommitsGoneError:
-    what = []
-    if gone:
-        named = ", ".join(gone[:_NAMED]) + (f" and {len(gone) - _NAMED} more" if len(gone) > _NAMED else "")
-        what.append(f"the files of commit{'s' if len(gone) > 1 else ''} {named} are gone (removed by the cleaner, "
-                    "or lost)")
-    if span:
-        what.append(f"commits archived in ({span[0]}, {span[1]}) may have lost their files to the cleaner and "
-                    "cannot be checked")
-    msg = (f"incremental query ({begin}, {end or 'latest'}]: {'; '.join(what)}, so their rows cannot be read as "
-           f"of the range's end. Set {FALLBACK_OPTION}=true to read them from a scan of the latest snapshot "
-           "filtered by _hoodie_commit_time (rows updated since carry a later commit time and are not returned), "
-           "or retain more commits (hoodie.cleaner.commits.retained) so that incremental readers keep up")
-    return IncrementalCommitsGoneError(table_path, msg, tuple(gone), span)
+                archived: set[str]) -> IncrementalCommitsGoneError:
+    named = ", ".join(t + (" (archived)" if t in archived else "") for t in gone[:_NAMED])
+    named += f" and {len(gone) - _NAMED} more" if len(gone) > _NAMED else ""
+    msg = (f"incremental query ({begin}, {end or 'latest'}]: the files of commit{'s' if len(gone) > 1 else ''} "
+           f"{named} are gone (removed by the cleaner, or lost), so their rows cannot be read as of the range's "
+           f"end. Set {FALLBACK_OPTION}=true to read them from a scan of the latest snapshot filtered by "
+           "_hoodie_commit_time (rows updated since carry a later commit time and are not returned), or retain "
+           "more commits (hoodie.cleaner.commits.retained) so that incremental readers keep up")
+    return IncrementalCommitsGoneError(table_path, msg, tuple(gone))
 
 
-__all__ = ["FALLBACK_OPTION", "IncrementalScope", "RangeCommit", "archived_span", "check_meta_fields",
+__all__ = ["FALLBACK_OPTION", "IncrementalScope", "RangeCommit", "check_meta_fields",
            "fallback_enabled", "gone_commits", "incremental_scope", "range_commits"]

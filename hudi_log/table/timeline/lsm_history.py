@@ -66,11 +66,6 @@ def history_folder(table_path, props: TableProperties) -> Path | None:
     return as_path(table_path) / ".hoodie" / timeline / (props.get("hoodie.timeline.history.path") or "history")
 
 
-def archive_folder(table_path, props: TableProperties) -> Path:
-    """``.hoodie/{hoodie.archivelog.folder}``: the archive of tables below version 8 (timeline layout 1)."""
-    return as_path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
-
-
 def snapshot_versions(folder: Path) -> list[int]:
     if not folder.is_dir():
         return []
@@ -139,5 +134,5 @@ def has_history(table_path, props: TableProperties) -> bool:
     return folder is not None and latest_version(folder) >= 0
 
 
-__all__ = ["COLUMNS", "HistoryError", "HistoryFile", "archive_folder", "archived_completion_times", "current_files", "has_history",
+__all__ = ["COLUMNS", "HistoryError", "HistoryFile", "archived_completion_times", "current_files", "has_history",
            "history_folder", "latest_version", "read_history", "read_manifest", "snapshot_versions"]
