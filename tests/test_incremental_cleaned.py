@@ -127,44 +127,26 @@ def test_no_meta_fields_no_incremental_query(tmp_path):
     assert read_table(base).num_rows == 2  # a snapshot still reads
 
 
-def test_lsm_archived_commits_are_checked_by_their_metadata(tmp_path):
+@pytest.mark.parametrize("version", [6, 8])
+def test_archived_commits_are_checked_by_their_archived_metadata(tmp_path, version):
+    """From the v6 archive (below 8; Java's V1 relation leaves archived commits out) or the LSM history (8+)."""
     base = tmp_path / "t"
     small = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}
-    commits = upserts(base, "COPY_ON_WRITE", 8, n=6)
-    # before the clean and archival: reading up to the second commit (the same range answers the same after)
-    end = commits[1].completion_time
+    commits = upserts(base, "COPY_ON_WRITE", version, n=6)
+    end = bound(commits[1], version)
     before = rows(read_table(base, query="incremental", begin="000", end=end))
     assert clean(base, retain_commits=1) and archive(base, small)
-    active = {i.requested_time for i in HudiTable(base).timeline.completed_commits()}
-    assert commits[1].requested_time not in active
+    assert HudiTable(base).timeline.timeline_start() > commits[1].requested_time  # archived
     with pytest.raises(IncrementalCommitsGoneError) as e:
         read_table(base, query="incremental", begin="000", end=end)
-    assert e.value.commits == (commits[0].requested_time, commits[1].requested_time)  # from the LSM history
+    assert e.value.commits == (commits[0].requested_time, commits[1].requested_time)
+    assert f"{commits[1].requested_time} (archived)" in str(e.value)
     got = read_table(base, query="incremental", begin="000", end=end, fallback_full_table_scan=True)
-    assert rows(got) == expected(base, commits, 8, "000", end) == [r for r in before if r[0] != "k"]
+    assert rows(got) == expected(base, commits, version, "000", end) == [r for r in before if r[0] != "k"]
     # the whole range reads as before: the newest versions are all there
     assert rows(read_table(base, query="incremental", begin="000")) == rows(read_table(base))
     plan = HudiTable(base).plan(query="incremental", begin="000", fallback_full_table_scan=True)
     assert plan.context.full_table_scan  # Java: a range reaching archived instants is scanned
-
-
-def test_v6_archived_commits_are_checked_by_the_archive(tmp_path):
-    base = tmp_path / "t"
-    small = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}
-    commits = upserts(base, "COPY_ON_WRITE", 6, n=6)
-    end = commits[1].requested_time
-    before = rows(read_table(base, query="incremental", begin="000", end=end))
-    assert clean(base, retain_commits=1) and archive(base, small)
-    first_active = HudiTable(base).timeline.timeline_start()
-    assert first_active > end
-    with pytest.raises(IncrementalCommitsGoneError) as e:
-        read_table(base, query="incremental", begin="000", end=end)
-    assert e.value.commits == (commits[0].requested_time, end)  # named from the archive
-    assert f"{end} (archived)" in str(e.value)
-    got = read_table(base, query="incremental", begin="000", end=end, fallback_full_table_scan=True)
-    assert rows(got) == expected(base, commits, 6, "000", end) == [r for r in before if r[0] != "k"]
-    # the whole range reads as before: the newest versions are all there
-    assert rows(read_table(base, query="incremental", begin="000")) == rows(read_table(base))
 
 
 def cli(*args):
