@@ -77,7 +77,11 @@ _BATCH_ROWS = 65536
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
 @click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
               "instead of warning on stderr.")
-def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit, fmt, output, strict):
+@click.option("--fallback-full-table-scan", "fallback", is_flag=True,
+              help="Incremental: where the range's commits' files were cleaned (or it reaches archived commits), "
+              "read the latest snapshot filtered by _hoodie_commit_time instead of failing (Java's "
+              "hoodie.datasource.read.incr.fallback.fulltablescan.enable).")
+def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit, fmt, output, strict, fallback):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
 
     Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices. A
@@ -97,23 +101,29 @@ def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit,
         cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
         if not cols:
             raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
-    from ..table.errors import IntegrityError
+    from ..table.errors import IncrementalCommitsGoneError, IntegrityError
     from ..table.read.instants import query_arguments
     from ..table.read.integrity import IntegrityWarning
 
+    if fallback and query != "incremental":
+        raise click.UsageError("--fallback-full-table-scan goes with --query incremental")
     if incremental_format == "cdc":
-        if query != "incremental" or as_of is not None or cols is not None:
-            raise click.UsageError("--incremental-format cdc goes with --query incremental (no --as-of, no --columns)")
+        if query != "incremental" or as_of is not None or cols is not None or fallback:
+            raise click.UsageError("--incremental-format cdc goes with --query incremental (no --as-of, no --columns, "
+                                   "no --fallback-full-table-scan)")
         return _read_changes(path, begin, end, limit, fmt, output)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IntegrityWarning)
         try:
             # checked here first so that errors name the options as typed
             query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
-            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict)
+            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict,
+                                        fallback_full_table_scan=fallback)
             stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
         except KeyError as e:  # a column the table does not have
             _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+        except IncrementalCommitsGoneError as e:  # the option as this command spells it
+            _fail(f"{e} (here: --fallback-full-table-scan)", exit_code_for(e))
         except IntegrityError as e:  # --strict: a committed file is missing or damaged
             _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", exit_code_for(e))
         finally:

@@ -9,7 +9,12 @@ Read::
          .option("hoodie.datasource.read.end.instanttime", T2)
          .option("hoodie.datasource.query.incremental.format", "cdc")  # incremental: changes (spark.cdc)
          .option("hudi_log.read.strict", "true")                   # a missing or damaged committed file fails
+         .option("hoodie.datasource.read.incr.fallback.fulltablescan.enable", "true")  # incremental over cleaned
          .load(path)
+
+An incremental range over commits whose files the cleaner removed fails, naming them
+(``IncrementalCommitsGoneError``), unless ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` is
+true: then the latest snapshot filtered by ``_hoodie_commit_time`` (:mod:`hudi_log.table.read.incremental`).
 
 Options the chosen query does not take (``as.of.instant`` with an incremental query, the begin / end
 instants with a snapshot) and malformed times are refused (:mod:`hudi_log.table.read.instants`).
@@ -118,7 +123,14 @@ def read_args(options) -> dict:
     query = (options.get(QUERY_TYPE) or "snapshot").lower()
     names = {"as_of": f"option {AS_OF}", "begin": f"option {BEGIN}", "end": f"option {END}"}
     args = query_arguments(where, query, options.get(AS_OF), options.get(BEGIN) or None, options.get(END), names)
-    return {"query": query, **args}
+    return {"query": query, **args, "fallback_full_table_scan": fallback_option(options)}
+
+
+def fallback_option(options) -> bool:
+    """Java's ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (Spark lowercases option keys)."""
+    from ..table.read.incremental import FALLBACK_OPTION, fallback_enabled
+
+    return fallback_enabled(options.get(FALLBACK_OPTION) or options.get(FALLBACK_OPTION.lower()) or "false")
 
 
 def _plan(options, filters=()):

@@ -132,6 +132,17 @@ class InstantArgumentError(QueryError):
     names an option the chosen query does not take."""
 
 
+class IncrementalCommitsGoneError(QueryError):
+    """An incremental query (or a stream's micro-batch) reaches commits (active or archived) whose files the
+    cleaner removed: their rows would be missing from the answer. ``commits``: the requested times of those
+    commits. Java's ``HoodieIncrementalPathNotFoundException``; the way out is
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (:mod:`hudi_log.table.read.incremental`)."""
+
+    def __init__(self, path, message: str, commits: tuple[str, ...] = ()):
+        super().__init__(path, message)
+        self.commits = tuple(commits)
+
+
 class TimeTravelError(QueryError):
     """A time travel Apache Hudi refuses (``TimelineUtils.validateTimestampAsOf``): at or after the first
     incomplete commit, or before the earliest commit the last clean retained."""
