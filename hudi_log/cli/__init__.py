@@ -25,6 +25,7 @@ from .logs import inspect, records, salvage, validate
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
+from .upgrade import table_group
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
                        savepoints_group)
 from .view import map_cmd, view
@@ -96,7 +97,7 @@ def main(storage) -> None:
 
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
-                        (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
+                        (write_block, "write-block"), (table_group(table_cmd), "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
                         (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map"),
                         (cluster_cmd, "cluster")):

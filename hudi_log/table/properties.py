@@ -521,3 +521,17 @@ def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
     p["hoodie.table.checksum"] = str(table_checksum(p))
     write_atomic(meta / PROPERTIES_FILE, properties_text(p).encode("latin-1"))
     return read_properties(table_path)
+
+
+def replace_properties(table_path, props: Mapping[str, str]) -> TableProperties:
+    """Rewrite ``hoodie.properties`` with Java's backup protocol (``HoodieTableConfig.modify``): the old file is
+    copied to ``hoodie.properties.backup`` first, the new one written, then the backup deleted. A crash at any
+    point leaves one whole file that :func:`read_properties` takes: the main one, or the backup where the main
+    one is missing or fails its checksum."""
+    meta = as_path(table_path) / ".hoodie"
+    main = meta / PROPERTIES_FILE
+    if main.is_file():
+        write_atomic(meta / BACKUP_FILE, main.read_bytes())
+    out = write_properties(table_path, props)
+    (meta / BACKUP_FILE).unlink(missing_ok=True)
+    return out

@@ -98,6 +98,7 @@ from .context import (
     normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
+from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
@@ -376,6 +377,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
     checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
+    # hoodie.write.table.version other than the table's: Java's write client upgrades or downgrades first
+    props, opts = write_version_change(table_path, props, opts)
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
