@@ -275,10 +275,12 @@ def _eight_to_six(props: Mapping, options: Mapping) -> tuple[dict, set]:
 
 
 # ---- the timeline ---------------------------------------------------------------------------------
-def _completion_epoch(completion: str, utc: bool) -> float:
+def _completion_ns(completion: str, utc: bool) -> int:
+    """A completion time as the nanoseconds since the epoch its file's modification time is set to (whole
+    numbers: a float would lose the last millisecond)."""
     t = datetime.datetime.strptime(completion[:14], "%Y%m%d%H%M%S")
     t = t.replace(tzinfo=datetime.timezone.utc) if utc else t
-    return t.timestamp() + int(completion[14:17] or 0) / 1000
+    return (int(t.timestamp()) * 1000 + int(completion[14:17] or 0)) * 1_000_000
 
 
 def _convert(inst: Instant, to_layout: int, raw: bytes) -> tuple[str, bytes]:
@@ -318,8 +320,8 @@ def _move_timeline(root: Path, props: TableProperties, to_layout: int) -> tuple[
         dest = target / name
         write_replace(dest, data)
         if to_layout == 1 and inst.is_completed and inst.completion_time:
-            t = _completion_epoch(inst.completion_time, utc)
-            os.utime(dest, (t, t))
+            t = _completion_ns(inst.completion_time, utc)
+            os.utime(dest, ns=(t, t))
         old.append(inst.path)
     return old, len(old)
 

@@ -1,0 +1,299 @@
+"""Issue 37, item 2: upgrade and downgrade between table versions 6, 8 and 9 (hudi_log.table.write.upgrade).
+
+* a round trip 6 -> 8 -> 9 -> 8 -> 6 of COW and MOR tables (partitioned; updates, deletes, a compaction in the
+  history) keeps the rows (hudi-log and hudi-rs), and time-travel and incremental reads give what they gave
+  before, after every step; each step leaves the properties and timeline files Java's handlers leave;
+* a write with hoodie.write.table.version upgrades (or downgrades) the table first, as Java's write client does,
+  unless hoodie.write.auto.upgrade=false;
+* corpus version-6 tables upgrade to 9 and back with their rows; a table with a metadata table is refused, or
+  its metadata table dropped with hoodie.metadata.enable=false;
+* kill -9 before and after hoodie.properties is replaced: the table reads the same, and the next run finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from hudi_log.cli import main
+from hudi_log.table import read_table
+from hudi_log.table.metadata_table import MetadataTableError, has_metadata_table
+from hudi_log.table.properties import read_properties
+from hudi_log.table.services.compaction import compact_all
+from hudi_log.table.timeline.timeline import Timeline, parse_instant_file_name
+from hudi_log.table.write.client import write_table
+from hudi_log.table.write.upgrade import UpgradeDowngradeError, change_table_version
+
+hudi = pytest.importorskip("hudi")
+from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
+
+
+def options(table_type: str, **extra) -> dict:
+    return {"hoodie.table.name": "ud", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+            "hoodie.datasource.write.table.type": table_type, **extra}
+
+
+def rows(pairs, ts: int) -> pa.Table:
+    return pa.Table.from_pylist([{"id": k, "val": v, "ts": ts, "part": f"p{int(k[1:]) % 2}"} for k, v in pairs],
+                                schema=SCHEMA)
+
+
+def make_table(base: Path, table_type: str, logs_left: bool = False) -> None:
+    """Inserts, updates, deletes and (MOR) a compaction; ``logs_left``: log files written after it."""
+    o = options(table_type)
+    write_table(base, rows([(f"k{i}", "a") for i in range(8)], 1), "insert", o)
+    write_table(base, rows([("k0", "b"), ("k1", "b"), ("k5", "b")], 2), "upsert", o)
+    write_table(base, rows([("k2", "x")], 3), "delete", o)
+    if table_type == "MERGE_ON_READ":
+        compact_all(base)
+    write_table(base, rows([("k3", "c"), ("k8", "new")], 4), "upsert", o)
+    write_table(base, rows([("k4", "x")], 5), "delete", o)
+    if table_type == "MERGE_ON_READ" and not logs_left:
+        compact_all(base)
+
+
+def snapshot(base: Path) -> dict:
+    return {r["id"]: r["val"] for r in read_table(base).to_pylist()}
+
+
+def hudi_rs(base: Path) -> dict:
+    return {r["id"]: r["val"] for r in hudi_rs_rows(base)}
+
+
+def reads(base: Path, commits: list[str], begin: str) -> dict:
+    """Snapshot, time travel to every commit, incremental from ``begin``: the first commit's completion time,
+    which selects the same commits by requested time (version 6) and by completion time (8 and 9)."""
+    out = {"snapshot": snapshot(base)}
+    for t in commits:
+        out[f"as_of {t}"] = {r["id"]: r["val"] for r in read_table(base, as_of=t).to_pylist()}
+    out["incremental"] = sorted((r["id"], r["val"]) for r in
+                                read_table(base, query="incremental", begin=begin).to_pylist())
+    return out
+
+
+def instant_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and parse_instant_file_name(p.name))
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_round_trip_keeps_rows_and_reads(tmp_path, table_type):
+    base = tmp_path / "t"
+    make_table(base, table_type)
+    commits = [i.requested_time for i in Timeline(base, read_properties(base)).completed_commits()]
+    completion = {i.requested_time: i.completion_time for i in Timeline(base, read_properties(base)).completed()}
+    begin = completion[commits[0]]
+    before = reads(base, commits, begin)
+    assert before["snapshot"] == hudi_rs(base) and "k2" not in before["snapshot"] and before["incremental"]
+    v6_files = instant_files(base / ".hoodie")
+    for to in (8, 9, 8, 6):
+        change = change_table_version(base, to)
+        props = read_properties(base)
+        assert props.version == to and change.to_version == to
+        assert reads(base, commits, begin) == before, to
+        assert hudi_rs(base) == before["snapshot"], to
+        assert not (base / ".hoodie" / "hoodie.properties.backup").exists()
+        tl = Timeline(base, props)
+        assert {i.requested_time: i.completion_time for i in tl.completed()} == completion  # kept in both layouts
+        if to >= 8:
+            assert props.timeline_layout_version == 2 and props["hoodie.timeline.path"] == "timeline"
+            assert props["hoodie.table.initial.version"] == "6"
+            assert instant_files(base / ".hoodie") == []
+            names = instant_files(base / ".hoodie" / "timeline")
+            assert all("_" in n for n in names if parse_instant_file_name(n).is_completed)
+            done = [i for i in tl.completed() if i.action in ("commit", "deltacommit")]
+            assert all(i.path.read_bytes()[:4] == b"Obj\x01" for i in done)  # Avro commit metadata
+            assert props["hoodie.table.keygenerator.type"] == "SIMPLE"
+        if to == 9 and table_type == "MERGE_ON_READ":  # EightToNineUpgradeHandler: MOR only
+            assert props[("hoodie.table.partial.update.mode")] == "NONE"
+            assert props["hoodie.legacy.payload.class"].endswith("DefaultHoodieRecordPayload")
+            assert "hoodie.compaction.payload.class" not in props
+        if to == 8:
+            assert "hoodie.table.partial.update.mode" not in props and "hoodie.legacy.payload.class" not in props
+            mode = "EVENT_TIME_ORDERING" if table_type == "MERGE_ON_READ" else "COMMIT_TIME_ORDERING"
+            assert props["hoodie.record.merge.mode"] == mode  # SevenToEightUpgradeHandler.upgradeMergeMode
+    props = read_properties(base)
+    assert props.timeline_layout_version == 1
+    assert not (base / ".hoodie" / "timeline").exists()
+    assert instant_files(base / ".hoodie") == v6_files
+    for k in ("hoodie.record.merge.mode", "hoodie.record.merge.strategy.id", "hoodie.table.initial.version",
+              "hoodie.table.keygenerator.type"):
+        assert k not in props
+    done = [i for i in Timeline(base, props).completed() if i.action in ("commit", "deltacommit")]
+    assert all(json.loads(i.path.read_bytes()) for i in done)  # JSON again
+
+
+def test_upgrade_compacts_a_merge_on_read_table_first(tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "MERGE_ON_READ", logs_left=True)
+    before = snapshot(base)
+    change = change_table_version(base, 9)
+    assert len(change.compactions) == 1  # Java: rollbackFailedWritesAndCompact before 7 -> 8 and 8 -> 9
+    assert snapshot(base) == before == hudi_rs(base)
+    assert not list(base.rglob(".*.log.*"))  or all(  # every log file is older than the compaction
+        p.name.split("_")[1].split(".")[0] < change.compactions[0] for p in base.rglob(".*.log.*"))
+
+
+def test_write_with_a_newer_table_version_upgrades_first(tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "MERGE_ON_READ", logs_left=True)
+    write_table(base, rows([("k1", "v8")], 9), "upsert",
+                options("MERGE_ON_READ", **{"hoodie.write.table.version": "8"}))
+    props = read_properties(base)
+    assert props.version == 8 and props.timeline_layout_version == 2
+    assert snapshot(base)["k1"] == "v8" and snapshot(base) == hudi_rs(base)
+    # and back down: a write at version 6 downgrades first (Java's write client downgrades too)
+    write_table(base, rows([("k6", "v6")], 10), "upsert",
+                options("MERGE_ON_READ", **{"hoodie.write.table.version": "6"}))
+    assert read_properties(base).version == 6
+    assert snapshot(base)["k6"] == "v6" and snapshot(base)["k1"] == "v8" and snapshot(base) == hudi_rs(base)
+
+
+def test_auto_upgrade_off_writes_at_the_tables_version(tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "COPY_ON_WRITE")
+    write_table(base, rows([("k1", "same")], 9), "upsert", options(
+        "COPY_ON_WRITE", **{"hoodie.write.table.version": "9", "hoodie.write.auto.upgrade": "false"}))
+    assert read_properties(base).version == 6 and snapshot(base)["k1"] == "same"
+
+
+def test_cli_upgrade_and_downgrade(tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "COPY_ON_WRITE")
+    runner = CliRunner()
+    r = runner.invoke(main, ["table", "upgrade", str(base), "--to", "9", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert (out["from_version"], out["to_version"]) == (6, 9) and out["instant_files"] > 0
+    r = runner.invoke(main, ["table", "upgrade", str(base), "--to", "8"])
+    assert r.exit_code == 2 and "downgrade" in r.output
+    r = runner.invoke(main, ["table", "downgrade", str(base), "--to", "6"])
+    assert r.exit_code == 0 and "from version 9 to 6" in r.output
+    r = runner.invoke(main, ["table", str(base), "--json"])  # `table PATH` still shows the table
+    assert r.exit_code == 0 and json.loads(r.output)["properties"]["hoodie.table.version"] == "6"
+
+
+def test_archived_instants_are_refused_before_anything_changes(tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "COPY_ON_WRITE")
+    (base / ".hoodie" / "archived" / ".commits_.archive.1_1-0-1").write_bytes(b"")
+    before = sorted(p.name for p in (base / ".hoodie").iterdir())
+    with pytest.raises(UpgradeDowngradeError, match="archived instants"):
+        change_table_version(base, 8)
+    assert sorted(p.name for p in (base / ".hoodie").iterdir()) == before and read_properties(base).version == 6
+
+
+def full_rows(base: Path) -> list[str]:
+    """Every row, but the file it is in (the upgrade's compaction moves MOR rows into new base files)."""
+    return sorted(json.dumps({k: v for k, v in r.items() if k != "_hoodie_file_name"}, sort_keys=True, default=str)
+                  for r in read_table(base).to_pylist())
+
+
+def keys(rows_) -> set:
+    return {(r["_hoodie_record_key"], r["_hoodie_commit_time"]) for r in rows_}
+
+
+def test_corpus_v6_tables_upgrade_to_nine_and_back(corpus_tables, tmp_path):
+    done = 0
+    for name, root in corpus_tables.items():
+        props = read_properties(root)
+        if props.version != 6:
+            continue
+        base = tmp_path / name
+        shutil.copytree(root, base)  # copy2: the instant files' modification times (their completion times) kept
+        before = full_rows(base)
+        if has_metadata_table(base, props):
+            with pytest.raises(MetadataTableError):
+                change_table_version(base, 9)
+            change_table_version(base, 9, {"hoodie.metadata.enable": "false"})
+        else:
+            change_table_version(base, 9)
+        assert read_properties(base).version == 9
+        assert full_rows(base) == before, name
+        assert keys(hudi_rs_rows(base)) == keys(read_table(base).to_pylist()), name
+        change_table_version(base, 6)
+        assert read_properties(base).version == 6 and full_rows(base) == before, name
+        done += 1
+    assert done >= 5
+
+
+def test_a_table_with_a_metadata_table_is_refused(corpus_tables, tmp_path):
+    name, root = next((n, r) for n, r in corpus_tables.items()
+                      if read_properties(r).version == 8 and has_metadata_table(r, read_properties(r)))
+    base = tmp_path / name
+    shutil.copytree(root, base)
+    with pytest.raises(MetadataTableError, match="hoodie.metadata.enable=false"):
+        change_table_version(base, 9)
+    assert read_properties(base).version == 8 and (base / ".hoodie" / "metadata").exists()
+    before = full_rows(base)
+    change_table_version(base, 6, {"hoodie.metadata.enable": "false"})  # item 7: the metadata table dropped
+    props = read_properties(base)
+    assert props.version == 6 and not has_metadata_table(base, props) and full_rows(base) == before
+
+
+# ---- kill -9 --------------------------------------------------------------------------------------------
+HELD = r"""
+import sys, time
+hold, argv = sys.argv[1], sys.argv[2:]
+import hudi_log.table.write.upgrade as upgrade
+real = upgrade.replace_properties
+def replace_properties(*a, **k):
+    if hold == "after-swap":
+        real(*a, **k)
+    print("holding", flush=True)
+    time.sleep(600)
+upgrade.replace_properties = replace_properties
+from hudi_log.cli import main
+main(argv, prog_name="hudi-log")
+"""
+
+
+def kill_midway(hold: str, args: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.Popen([sys.executable, "-c", HELD, hold, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    try:
+        said = p.stdout.readline().strip()
+        assert said == "holding", (said, p.stderr.read() if p.poll() is not None else "")
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(timeout=60)
+        p.stdout.close()
+        p.stderr.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hold", ["before-swap", "after-swap"])
+@pytest.mark.parametrize("start,to", [(6, 8), (8, 6)])
+def test_kill_midway_then_rerun(tmp_path, hold, start, to):
+    base = tmp_path / "t"
+    make_table(base, "MERGE_ON_READ")
+    if start != 6:
+        change_table_version(base, start)
+    before = snapshot(base)
+    cmd = "upgrade" if to > start else "downgrade"
+    kill_midway(hold, ["table", cmd, str(base), "--to", str(to)])
+    props = read_properties(base)
+    assert props.version == (start if hold == "before-swap" else to)
+    assert snapshot(base) == before == hudi_rs(base)  # whole at one version or the other
+    r = CliRunner().invoke(main, ["table", cmd, str(base), "--to", str(to)])
+    assert r.exit_code == 0, r.output
+    props = read_properties(base)
+    assert props.version == to and snapshot(base) == before == hudi_rs(base)
+    v1 = instant_files(base / ".hoodie")
+    if to >= 8:
+        assert v1 == [] and instant_files(base / ".hoodie" / "timeline")
+    else:
+        assert v1 and not (base / ".hoodie" / "timeline").exists()
