@@ -287,6 +287,8 @@ def test_kill_midway_then_rerun(tmp_path, hold, start, to):
     kill_midway(hold, ["table", cmd, str(base), "--to", str(to)])
     props = read_properties(base)
     assert props.version == (start if hold == "before-swap" else to)
+    # killed with both layouts' files on disk: the new ones not yet named, or the old ones not yet deleted
+    assert instant_files(base / ".hoodie") and instant_files(base / ".hoodie" / "timeline")
     assert snapshot(base) == before == hudi_rs(base)  # whole at one version or the other
     r = CliRunner().invoke(main, ["table", cmd, str(base), "--to", str(to)])
     assert r.exit_code == 0, r.output
@@ -297,3 +299,16 @@ def test_kill_midway_then_rerun(tmp_path, hold, start, to):
         assert v1 == [] and instant_files(base / ".hoodie" / "timeline")
     else:
         assert v1 and not (base / ".hoodie" / "timeline").exists()
+
+
+def test_a_write_settles_a_killed_upgrade(tmp_path):
+    """What a run killed before the swap leaves (copies in .hoodie/timeline of a version-6 table) goes with the
+    next write, as with the next upgrade: a later upgrade never meets stale copies."""
+    base = tmp_path / "t"
+    make_table(base, "COPY_ON_WRITE")
+    stray = base / ".hoodie" / "timeline"
+    stray.mkdir()
+    first = instant_files(base / ".hoodie")[0]
+    shutil.copy2(base / ".hoodie" / first, stray / first)
+    write_table(base, rows([("k1", "later")], 9), "upsert", options("COPY_ON_WRITE"))
+    assert not stray.exists() and snapshot(base)["k1"] == "later" and read_properties(base).version == 6
