@@ -312,3 +312,20 @@ def test_a_write_settles_a_killed_upgrade(tmp_path):
     shutil.copy2(base / ".hoodie" / first, stray / first)
     write_table(base, rows([("k1", "later")], 9), "upsert", options("COPY_ON_WRITE"))
     assert not stray.exists() and snapshot(base)["k1"] == "later" and read_properties(base).version == 6
+
+
+def test_a_live_writers_instant_stops_the_upgrade(tmp_path):
+    """Optimistic concurrency: a pending write whose heartbeat is fresh is another writer's, not a failed one;
+    the upgrade refuses, naming it, and changes nothing (its rollback would break the live write)."""
+    from hudi_log.table.write.client import begin_write
+    occ = {"hoodie.write.concurrency.mode": "OPTIMISTIC_CONCURRENCY_CONTROL",
+           "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"}
+    base = tmp_path / "t"
+    make_table(base, "COPY_ON_WRITE")
+    tx = begin_write(base, "upsert", options("COPY_ON_WRITE", **occ), schema=SCHEMA)
+    try:
+        with pytest.raises(UpgradeDowngradeError, match=tx.instant):
+            change_table_version(base, 8, occ)
+        assert read_properties(base).version == 6 and not (base / ".hoodie" / "timeline").exists()
+    finally:
+        tx.abort()

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ...paths import as_path, remove_tree, write_replace
+from ..concurrency.config import concurrency_config
 from ..metadata_table import guard_metadata_table
 from ..properties import TableError, TableProperties, read_properties, replace_properties
 from ..services.compaction import compact_all
@@ -368,7 +369,8 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
         return VersionChange(str(root), start, to)
     action = "the upgrade" if to > start else "the downgrade"
     props = guard_metadata_table(root, props, options, action)
-    rolled = tuple(i.requested_time for i in rollback_failed_writes(root))
+    # the options' concurrency mode decides whether a pending write is failed or another writer's live one
+    rolled = tuple(i.requested_time for i in rollback_failed_writes(root, concurrency_config(options)))
     compactions = tuple(r.instant for r in compact_all(root, options)) if props.is_mor else ()
     props = read_properties(root)
     pending = Timeline(root, props).pending()
