@@ -67,7 +67,7 @@ from ..timeline.timeline import (
     CLUSTERING, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Instant, Timeline, parse_instant_file_name,
     parse_instant_metadata,
 )
-from .create import STRATEGY_IDS, option
+from .create import STRATEGY_IDS, check_table_matches, option
 from .keygen_config import CLASS_KINDS, KIND_CLASSES
 
 log = logging.getLogger("hudi_log")
@@ -421,10 +421,12 @@ def write_version_change(path, props: TableProperties, options: Mapping) -> tupl
     if wanted is None or not str(wanted).strip().isdigit() or int(wanted) == props.version \
             or int(wanted) not in VERSIONS or props.version not in VERSIONS:
         return props, dict(options)  # the write's own checks say what is wrong
+    at_table_version = {k: v for k, v in options.items() if k not in (WRITE_VERSION, "hoodie.table.version")}
     if int(wanted) > props.version and str(option(options, AUTO_UPGRADE, default="true")).lower() == "false":
         log.warning("%s: %s=false: writing at the table's version %d, not %s", path, AUTO_UPGRADE, props.version,
                     wanted)
-        return props, {k: v for k, v in options.items() if k not in (WRITE_VERSION, "hoodie.table.version")}
+        return props, at_table_version
+    check_table_matches(props, at_table_version)  # the write's other disagreements refused before any change
     change = change_table_version(path, int(wanted), options)
     log.warning("%s: table moved from version %d to %d before the write", path, change.from_version,
                 change.to_version)
