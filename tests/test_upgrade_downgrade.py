@@ -329,3 +329,17 @@ def test_a_live_writers_instant_stops_the_upgrade(tmp_path):
         assert read_properties(base).version == 6 and not (base / ".hoodie" / "timeline").exists()
     finally:
         tx.abort()
+
+
+@pytest.mark.slow
+def test_spark_write_with_a_newer_table_version_upgrades_first(spark, tmp_path):
+    base = tmp_path / "t"
+    make_table(base, "MERGE_ON_READ", logs_left=True)
+    df = spark.createDataFrame([("k1", "spark", 20, "p1"), ("k9", "new", 20, "p1")], "id string, val string, ts long, "
+                                                                                       "part string")
+    o = options("MERGE_ON_READ", **{"hoodie.write.table.version": "9", "hoodie.datasource.write.operation": "upsert"})
+    df.write.format("hudi_log").options(**o).mode("append").save(str(base))
+    props = read_properties(base)
+    assert props.version == 9 and props.timeline_layout_version == 2
+    got = snapshot(base)
+    assert got["k1"] == "spark" and got["k9"] == "new" and got == hudi_rs(base)
