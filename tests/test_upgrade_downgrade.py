@@ -343,3 +343,17 @@ def test_spark_write_with_a_newer_table_version_upgrades_first(spark, tmp_path):
     assert props.version == 9 and props.timeline_layout_version == 2
     got = snapshot(base)
     assert got["k1"] == "spark" and got["k9"] == "new" and got == hudi_rs(base)
+
+
+def test_a_pending_clustering_is_refused_before_anything_changes(tmp_path):
+    """Neither the rollback of failed writes nor the compaction completes a scheduled clustering: refused by
+    name before either runs (a MOR table with log files keeps them)."""
+    from hudi_log.table.services.clustering import schedule_clustering
+    base = tmp_path / "t"
+    make_table(base, "MERGE_ON_READ", logs_left=True)
+    planned = schedule_clustering(base)
+    assert planned
+    before = sorted(str(p.relative_to(base)) for p in base.rglob("*"))
+    with pytest.raises(UpgradeDowngradeError, match=planned):
+        change_table_version(base, 8)
+    assert sorted(str(p.relative_to(base)) for p in base.rglob("*")) == before

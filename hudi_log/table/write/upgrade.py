@@ -64,7 +64,7 @@ from ..timeline import commit_metadata as cm
 from ..timeline.archive_v6 import archive_files
 from ..timeline.lsm_history import has_history
 from ..timeline.timeline import (
-    CLUSTERING, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Instant, Timeline, parse_instant_file_name,
+    CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, Instant, Timeline, parse_instant_file_name,
     parse_instant_metadata,
 )
 from .create import STRATEGY_IDS, check_table_matches, option
@@ -270,7 +270,7 @@ def _eight_to_six(props: Mapping, options: Mapping) -> tuple[dict, set]:
         if mode not in ("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING"):
             raise UpgradeDowngradeError(props.path, f"{MODE_KEY}={mode or '(none)'} with no payload class cannot "
                                         "be downgraded to version 6, which merges by payload classes (Java "
-                                        "refuses it too: give the table a payload class with Apache Hudi first)")
+                                        "refuses it too) (give the table a payload class with Apache Hudi first)")
         add[PAYLOAD_KEY] = DEFAULT_PAYLOAD if mode == "EVENT_TIME_ORDERING" else OVERWRITE_PAYLOAD
     return add, remove
 
@@ -310,10 +310,6 @@ def _move_timeline(root: Path, props: TableProperties, to_layout: int) -> tuple[
     target = root / ".hoodie" / ("timeline" if to_layout == 2 else "")
     if to_layout == 2:
         (target / "history").mkdir(parents=True, exist_ok=True)  # createTableLayoutOnStorage
-    elif to_layout == 1 and not isinstance(root, Path):
-        raise UpgradeDowngradeError(root, "a downgrade to version 6 keeps completion times as the instant files' "
-                                    "modification times, which an object store does not let hudi-log set; "
-                                    "downgrade a local copy, or with Apache Hudi")
     old = []
     for inst in sorted(timeline.all_files, key=Instant.sort_key):
         raw = inst.path.read_bytes()
@@ -338,18 +334,59 @@ def _apply(props: dict, add: Mapping, remove: set) -> None:
         props[STRATEGY_ALT_KEY] = add[STRATEGY_KEY]  # and setValue writes it too
 
 
+#: pending actions that the rollback of failed writes and the compaction before the change complete or undo
+_SETTLED_FIRST = frozenset({COMMIT, DELTA_COMMIT, REPLACE_COMMIT, COMPACTION, ROLLBACK})
+
+
 def _check_movable(root: Path, props: TableProperties, to: int, options: Mapping) -> None:
     if to not in VERSIONS:
         raise UpgradeDowngradeError(props.path, f"cannot move the table to version {to} (hudi-log upgrades and "
                                     f"downgrades between versions {', '.join(map(str, VERSIONS))})")
     if props.version not in VERSIONS:
         raise UpgradeDowngradeError(props.path, f"table version {props.version} is not one hudi-log upgrades or "
-                                    "downgrades; use Apache Hudi")
+                                    "downgrades (use Apache Hudi)")
     crosses = (props.version < 8) != (to < 8)
     if crosses and (archive_files(root, props) or has_history(root, props)):
         raise UpgradeDowngradeError(props.path, "the table has archived instants, whose conversion between the "
-                                    "version-6 archive and the LSM history hudi-log does not do yet; upgrade "
-                                    "or downgrade it with Apache Hudi")
+                                    "version-6 archive and the LSM history hudi-log does not do yet (upgrade "
+                                    "or downgrade it with Apache Hudi)")
+    if to < 8 <= props.version and not isinstance(root, Path):
+        raise UpgradeDowngradeError(root, "a downgrade to version 6 keeps completion times as the instant files' "
+                                    "modification times, which an object store does not let hudi-log set "
+                                    "(downgrade a local copy, or with Apache Hudi)")
+
+
+def _new_properties(props: TableProperties, to: int, options: Mapping) -> tuple[dict, set]:
+    """``hoodie.properties`` at version ``to``, one handler at a time, and the keys removed (a handler's
+    refusal raised here, before anything changes)."""
+    new = props.to_dict()
+    removed: set[str] = set()
+    version = props.version
+    while version != to:
+        if version == 6:
+            add, rm = _six_to_eight(TableProperties(new, props.path), options)
+            version = 8
+        elif version == 8 and to > 8:
+            add, rm = _eight_to_nine(new)
+            version = 9
+        elif version == 9:
+            add, rm = _nine_to_eight(TableProperties(new, props.path), options)
+            version = 8
+        else:
+            add, rm = _eight_to_six(TableProperties(new, props.path), options)
+            version = 6
+        _apply(new, add, rm)
+        removed |= {k for k in rm if k in props and k not in add}
+    new["hoodie.table.version"] = str(to)
+    return new, removed
+
+
+def _refuse_pending(props: TableProperties, pending: list[Instant], action: str) -> None:
+    if pending:
+        names = ", ".join(f"{i.requested_time} ({i.action}, {i.state.lower()})" for i in pending)
+        raise UpgradeDowngradeError(props.path, f"{action} needs a timeline with no pending instants, as Java's "
+                                    f"leaves it after rolling back and compacting; pending: {names} (complete or "
+                                    "roll them back first)")
 
 
 def change_table_version(path, to: int, options: Mapping | None = None) -> VersionChange:
@@ -369,35 +406,15 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
         return VersionChange(str(root), start, to)
     action = "the upgrade" if to > start else "the downgrade"
     props = guard_metadata_table(root, props, options, action)
+    _new_properties(props, to, options)  # a handler's refusal before the rollback and compaction change files
+    # what neither the rollback of failed writes nor the compaction completes, refused before they run
+    _refuse_pending(props, [i for i in Timeline(root, props).pending() if i.action not in _SETTLED_FIRST], action)
     # the options' concurrency mode decides whether a pending write is failed or another writer's live one
     rolled = tuple(i.requested_time for i in rollback_failed_writes(root, concurrency_config(options)))
     compactions = tuple(r.instant for r in compact_all(root, options)) if props.is_mor else ()
     props = read_properties(root)
-    pending = Timeline(root, props).pending()
-    if pending:
-        names = ", ".join(f"{i.requested_time} ({i.action}, {i.state.lower()})" for i in pending)
-        raise UpgradeDowngradeError(props.path, f"{action} needs a timeline with no pending instants, as Java's "
-                                    f"leaves it after rolling back and compacting; pending: {names} (complete or "
-                                    "roll them back first)")
-    new = props.to_dict()
-    removed: set[str] = set()
-    version = start
-    while version != to:
-        if version == 6:
-            add, rm = _six_to_eight(TableProperties(new, props.path), options)
-            version = 8
-        elif version == 8 and to > 8:
-            add, rm = _eight_to_nine(new)
-            version = 9
-        elif version == 9:
-            add, rm = _nine_to_eight(TableProperties(new, props.path), options)
-            version = 8
-        else:
-            add, rm = _eight_to_six(TableProperties(new, props.path), options)
-            version = 6
-        _apply(new, add, rm)
-        removed |= {k for k in rm if k in props and k not in add}
-    new["hoodie.table.version"] = str(to)
+    _refuse_pending(props, Timeline(root, props).pending(), action)  # a live writer's, for one
+    new, removed = _new_properties(props, to, options)
     old_files, moved = [], 0
     if (start < 8) != (to < 8):
         old_files, moved = _move_timeline(root, props, 2 if to >= 8 else 1)
