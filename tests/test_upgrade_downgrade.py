@@ -28,6 +28,7 @@ from hudi_log.cli import main
 from hudi_log.table import read_table
 from hudi_log.table.metadata_table import MetadataTableError, has_metadata_table
 from hudi_log.table.properties import read_properties
+from hudi_log.table.services.clustering import cluster
 from hudi_log.table.services.compaction import compact_all
 from hudi_log.table.timeline.timeline import Timeline, parse_instant_file_name
 from hudi_log.table.write.client import write_table
@@ -59,6 +60,9 @@ def make_table(base: Path, table_type: str, logs_left: bool = False) -> None:
     write_table(base, rows([("k2", "x")], 3), "delete", o)
     if table_type == "MERGE_ON_READ":
         compact_all(base)
+    else:  # small file groups clustered: a replacecommit whose replaced groups reads must keep hiding
+        write_table(base, rows([("k10", "s"), ("k12", "s")], 3), "bulk_insert", o)
+        assert cluster(base)
     write_table(base, rows([("k3", "c"), ("k8", "new")], 4), "upsert", o)
     write_table(base, rows([("k4", "x")], 5), "delete", o)
     if table_type == "MERGE_ON_READ" and not logs_left:
@@ -98,6 +102,8 @@ def test_round_trip_keeps_rows_and_reads(tmp_path, table_type):
     before = reads(base, commits, begin)
     assert before["snapshot"] == hudi_rs(base) and "k2" not in before["snapshot"] and before["incremental"]
     v6_files = instant_files(base / ".hoodie")
+    if table_type == "COPY_ON_WRITE":
+        assert any(n.endswith(".replacecommit") for n in v6_files)
     for to in (8, 9, 8, 6):
         change = change_table_version(base, to)
         props = read_properties(base)
@@ -116,6 +122,9 @@ def test_round_trip_keeps_rows_and_reads(tmp_path, table_type):
             done = [i for i in tl.completed() if i.action in ("commit", "deltacommit")]
             assert all(i.path.read_bytes()[:4] == b"Obj\x01" for i in done)  # Avro commit metadata
             assert props["hoodie.table.keygenerator.type"] == "SIMPLE"
+            if table_type == "COPY_ON_WRITE":  # the clustering's pending files are named clustering from 8 on
+                assert any(n.endswith(".clustering.requested") for n in names)
+                assert not any(n.endswith(".replacecommit.requested") for n in names)
         if to == 9 and table_type == "MERGE_ON_READ":  # EightToNineUpgradeHandler: MOR only
             assert props[("hoodie.table.partial.update.mode")] == "NONE"
             assert props["hoodie.legacy.payload.class"].endswith("DefaultHoodieRecordPayload")
