@@ -119,13 +119,26 @@ def within_table(base, value, *, source, field: str, timeline: bool = True) -> A
 
 
 def _relative(base: AnyPath, full: str, value, source, field, *, absolute: bool) -> str:
-    root = base.key if isinstance(base, RemotePath) else _normalised(os.path.abspath(os.fspath(base)))
-    if full == root:
-        return "."
-    prefix = root.rstrip("/") + "/"
-    if not full.startswith(prefix):
-        raise PathOutsideTableError(base, source, field, value, "is not under the table's base path")
-    return full[len(prefix):]
+    if isinstance(base, RemotePath):
+        roots = [base.key]
+    else:  # a plan may spell the base path as given or as resolved (hudi-log's clean plans resolve it)
+        roots = list(dict.fromkeys([_normalised(os.path.abspath(os.fspath(base))), os.path.realpath(base)]))
+    for root in roots:
+        if full == root:
+            return "."
+        prefix = root.rstrip("/") + "/"
+        if full.startswith(prefix):
+            return full[len(prefix):]
+    raise PathOutsideTableError(base, source, field, value, "is not under the table's base path")
+
+
+def file_name(base, value, *, source, field: str) -> str:
+    """``value`` checked to be one file name (a single path segment, as plans name a slice's files and file
+    ids): :class:`PathOutsideTableError` for a ``/``, ``.``, ``..``, an empty value or NUL. A name is joined to
+    a folder that :func:`within_table` gave, so it cannot lead out of it."""
+    if not isinstance(value, str) or value in ("", ".", "..") or "/" in value or "\x00" in value:
+        raise PathOutsideTableError(as_path(base), source, field, value, "is not a file name")
+    return value
 
 
 def _no_link_out(base: Path, target: Path, value, source, field) -> None:
