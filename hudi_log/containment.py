@@ -76,6 +76,14 @@ def within_table(base, value, *, source, field: str, timeline: bool = True) -> A
     ``timeline=False`` also refuses paths under ``.hoodie`` (for data files named by a data table's plans and
     stats, which never live there). An empty relative value is the base path itself."""
     base = as_path(base)
+    rel = relative_in_table(base, value, source=source, field=field, timeline=timeline)
+    return base / rel if rel else base
+
+
+def relative_in_table(base, value, *, source, field: str, timeline: bool = True) -> str:
+    """:func:`within_table`'s answer as the normalised path relative to ``base`` ("" for the base itself), for
+    callers that keep plans' paths relative to the table."""
+    base = as_path(base)
     text = os.fspath(value) if isinstance(value, os.PathLike) else value
     if not isinstance(text, str):
         raise PathOutsideTableError(base, source, field, value, "is not a path")
@@ -108,14 +116,12 @@ def within_table(base, value, *, source, field: str, timeline: bool = True) -> A
         if rel == ".." or rel.startswith("../"):
             raise PathOutsideTableError(base, source, field, value, "leads out of the base path")
     if rel in ("", "."):
-        target = base
-    else:
-        if not timeline and PurePosixPath(rel).parts[0] == META_FOLDER:
-            raise PathOutsideTableError(base, source, field, value, f"is under {META_FOLDER}, not a data file")
-        target = base / rel
-    if isinstance(target, Path):
-        _no_link_out(base, target, value, source, field)
-    return target
+        rel = ""
+    elif not timeline and PurePosixPath(rel).parts[0] == META_FOLDER:
+        raise PathOutsideTableError(base, source, field, value, f"is under {META_FOLDER}, not a data file")
+    if isinstance(base, Path):
+        _no_link_out(base, base / rel if rel else base, value, source, field)
+    return rel
 
 
 def _relative(base: AnyPath, full: str, value, source, field, *, absolute: bool) -> str:

@@ -31,6 +31,7 @@ from typing import Mapping
 
 import fastavro
 
+from ...containment import relative_in_table, within_table
 from ...paths import as_path, is_uri
 from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
@@ -138,17 +139,14 @@ class CleanPlan:
             r = next(iter(fastavro.reader(io.BytesIO(data))))
         except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
             raise CleanError(path or table_path, f"corrupt cleaner plan: {e}") from e
-        root = as_path(table_path).resolve()
+        # every path through the containment rule, before the clean deletes anything (a planted plan)
+        source = path or f"clean plan {instant}"
         files = {}
         for part, infos in (r.get("filePathsToBeDeletedPerPartition") or {}).items():
-            rels = []
-            for info in infos:
-                p = as_path(info["filePath"].removeprefix("file:"))
-                try:
-                    rels.append(str(p.relative_to(root)))
-                except ValueError:
-                    rels.append(f"{part}/{p.name}" if part else p.name)
-            files[part] = tuple(rels)
+            where = f"filePathsToBeDeletedPerPartition[{part!r}]"
+            within_table(table_path, part, source=source, field=where, timeline=False)
+            files[part] = tuple(relative_in_table(table_path, (info or {}).get("filePath"), source=source,
+                                                  field=f"{where}.filePath", timeline=False) for info in infos)
         e = r.get("earliestInstantToRetain") or {}
         return cls(instant, Instant(e.get("timestamp", ""), e.get("action", ""), e.get("state", "COMPLETED")),
                    r.get("lastCompletedCommitTimestamp") or "", files)
@@ -206,12 +204,15 @@ def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, d
                         add(partition, lf.path)
     # file groups replaced before the ECTR: every file of the group
     replaced: dict[str, set[str]] = {}
+    folders = {}
     for inst in timeline.completed():
         if inst.action == REPLACE_COMMIT and inst.requested_time < e:
             for part, ids in (timeline.commit_metadata(inst).get("partitionToReplaceFileIds") or {}).items():
+                folders[part or ""] = within_table(table.path, part or "", source=inst.path or inst.file_name,
+                                                   field="partitionToReplaceFileIds", timeline=False)
                 replaced.setdefault(part or "", set()).update(ids or [])
     for partition, ids in replaced.items():
-        folder = table.path / partition if partition else table.path
+        folder = folders[partition]
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
@@ -253,12 +254,17 @@ def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: flo
     return plan.instant
 
 
+def _pending(table: HudiTable) -> list[tuple[Instant, bytes, CleanPlan]]:
+    """The pending cleans with their plans, every one read and contained before any is run."""
+    return [(inst, data, CleanPlan.from_bytes(inst.requested_time, data, table.path, req))
+            for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError)]
+
+
 def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
     done = []
-    for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError):
+    for inst, data, plan in _pending(table):
         if not is_expired(table.path, inst.requested_time, config):
             continue  # another live process is cleaning
-        plan = CleanPlan.from_bytes(inst.requested_time, data, table.path, req)
         if inst.state != "INFLIGHT":
             tw.inflight(CLEAN, inst.requested_time, data)
         done.append(_execute(table, tw, plan, time.monotonic()))
@@ -273,7 +279,9 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
     config = concurrency_config(options)
-    guard_change(path, HudiTable(path).properties, options, "the clean")  # before the rollbacks change files
+    table = HudiTable(path)
+    guard_change(path, table.properties, options, "the clean")  # before the rollbacks change files
+    _pending(table)  # a planted plan is refused before the rollbacks change anything
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)
     with TableLock(path, config):
