@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Iterator
 
+from ..containment import within_table
 from ..paths import as_path, write_replace
 from ..errors import HudiLogError
 
@@ -199,6 +200,16 @@ class TableProperties(Mapping):
         if self.timeline_layout_version >= 2:
             return self._props.get("hoodie.timeline.path", "timeline")
         return ""
+
+    def meta_folder(self, table_path, key: str, default: str, under=None):
+        """The folder ``key`` names (``default`` when unset) under ``under`` (``.hoodie`` when None), through the
+        containment rule: ``hoodie.timeline.path=../../evil`` would otherwise put instants outside the table."""
+        root = under if under is not None else as_path(table_path) / ".hoodie"
+        return within_table(root, self._props.get(key) or default, source=self.path, field=key)
+
+    def timeline_folder(self, table_path):
+        """Where the active timeline's instants are: ``.hoodie`` (layout 1) or ``.hoodie/{hoodie.timeline.path}``."""
+        return self.meta_folder(table_path, "hoodie.timeline.path", self.timeline_path)
 
     @property
     def record_key_fields(self) -> list[str]:

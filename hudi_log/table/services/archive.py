@@ -287,7 +287,7 @@ def _datum(rec: dict) -> bytes:
 
 
 def archive_folder(table_path, props: TableProperties) -> AnyPath:
-    return as_path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
+    return props.meta_folder(table_path, "hoodie.archivelog.folder", "archived")
 
 
 def _write(folder: AnyPath, records: list[dict], batch: int) -> str:
