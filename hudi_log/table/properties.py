@@ -211,6 +211,13 @@ class TableProperties(Mapping):
         """Where the active timeline's instants are: ``.hoodie`` (layout 1) or ``.hoodie/{hoodie.timeline.path}``."""
         return self.meta_folder(table_path, "hoodie.timeline.path", self.timeline_path)
 
+    def check_meta_folders(self, table_path) -> None:
+        """Every folder ``hoodie.properties`` names (timeline, LSM history, archive) held under ``.hoodie``:
+        checked by every writer before it changes anything, since archival runs after a write commits."""
+        timeline = self.meta_folder(table_path, "hoodie.timeline.path", "timeline")
+        self.meta_folder(table_path, "hoodie.timeline.history.path", "history", timeline)
+        self.meta_folder(table_path, "hoodie.archivelog.folder", "archived")
+
     @property
     def record_key_fields(self) -> list[str]:
         return _split(self._props.get("hoodie.table.recordkey.fields", ""))

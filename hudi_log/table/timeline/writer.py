@@ -58,6 +58,7 @@ class TimelineWriter:
         self.props = props
         self.layout = props.timeline_layout_version
         self.folder = props.timeline_folder(self.table_path)
+        props.check_meta_folders(self.table_path)
         self._last: str | None = None
 
     # ---- time ----------------------------------------------------------------------------------

@@ -275,9 +275,11 @@ def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
                 schema: pa.Schema | Mapping | None = None, defer_index: bool = False,
-                distributed_index: bool = False) -> WriteTransaction:
+                distributed_index: bool = False, data: pa.Table | pa.RecordBatch | None = None) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
-    (or an Avro record schema); required for a new table, else the table's schema is used.
+    (or an Avro record schema); required for a new table, else the table's schema is used. ``data``: the
+    rows of a write that holds them all, whose partition paths are checked before the instant starts (a
+    path leading out or hidden is refused with nothing changed, :mod:`hudi_log.containment`).
 
     ``defer_index`` (MOR upsert / delete; a distributed writer whose tasks start while the driver
     works): the index is built in a background thread of this process into a file in the instant's
@@ -313,7 +315,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
     try:
-        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind)
+        tx = _begin(table_path, opts, op, config, avro_in, defer_index, distributed_index, kind, data)
     except BaseException:
         if new_table is not None:
             remove_new_table(table_path, new_table[0])
@@ -325,7 +327,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 
 def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool,
-           distributed_index: bool, kind: str):
+           distributed_index: bool, kind: str, data=None):
     """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
     checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
@@ -335,6 +337,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
     keygen = key_generator(table_path, props.to_dict(), opts,
                            stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))
+    if data is not None and not (op == "delete" and any(f not in data.schema.names for f in keygen.partition_fields)):
+        keygen.partition_path_array(data)  # refused here, before a rollback or the instant changes anything
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind
@@ -464,7 +468,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
         data = to_table(list(data))
         if data is None:
             raise WriteError(path, "no data given (an empty iterable of batches has no schema)")
-    tx = begin_write(path, operation, options, schema=_arrow_schema_of(data))
+    tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
         stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
         return tx.commit(stats, extra_metadata)
