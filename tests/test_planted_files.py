@@ -438,3 +438,65 @@ def test_partition_value_refused_through_the_cli(box, tmp_path):
     assert "partition value" in r.output
     assert not (box.table / ".hoodie").exists()
     assert sorted(os.listdir(box.outside)) == ["canary.parquet"]
+
+
+# ---- the same on the S3 test server -----------------------------------------------------------------------
+class S3Sandbox:
+    """``s3://bucket/sandbox/table`` beside ``sandbox/outside/canary.parquet`` in the test's bucket."""
+
+    def __init__(self, s3):
+        self.s3, self.bucket = s3, s3.base.removeprefix("s3://")
+        self.table = f"{s3.base}/sandbox/table"
+        self.fs = s3.filesystem()
+        with self.fs.open_output_stream(f"{self.bucket}/sandbox/outside/canary.parquet") as f:
+            f.write(CANARY)
+
+    def objects(self) -> dict:
+        import pyarrow.fs as pafs
+        infos = self.fs.get_file_info(pafs.FileSelector(self.bucket, recursive=True))
+        out = {}
+        for i in infos:
+            if i.type != pafs.FileType.File or "/.hoodie/.heartbeat/" in i.path or "/.hoodie/.lock" in i.path:
+                continue  # what a writer that starts and stops leaves; nothing else may change
+            with self.fs.open_input_stream(i.path) as f:
+                out[i.path] = hashlib.sha1(f.read()).hexdigest()
+        return out
+
+
+S3_FORMS = ["{base}/sandbox/outside/canary.parquet", "s3a://{bucket}/sandbox/table/a/../../outside/canary.parquet",
+            "/{bucket}/sandbox/outside/canary.parquet", "../outside/canary.parquet", "file:///{bucket}/x",
+            "s3://other-bucket/sandbox/table/p0/canary.parquet"]
+
+
+@pytest.mark.parametrize("form", S3_FORMS)
+def test_rollback_plan_on_s3_is_refused(s3, form):
+    box = S3Sandbox(s3)
+    o = opts(8)
+    write_table(box.table, batch(range(4), "a", 1), "insert", o)
+    props = read_properties(box.table)
+    tw = TimelineWriter(box.table, props)
+    target, rb = tw.new_instant_time(), None
+    tw.requested(DELTA_COMMIT, target)
+    rb = tw.new_instant_time()
+    value = form.format(base=s3.base, bucket=box.bucket)
+    tw.requested(ROLLBACK, rb, cm.rollback_plan_avro({
+        "instantToRollback": {"commitTime": target, "action": DELTA_COMMIT},
+        "RollbackRequests": [{"partitionPath": "p0", "fileId": "f", "latestBaseInstant": "1",
+                              "filesToBeDeleted": [value], "logBlocksToBeDeleted": None}]}))
+    before = box.objects()
+    with pytest.raises(PathOutsideTableError) as e:
+        write_table(box.table, batch([1], "c", 3), "upsert", o)
+    assert f"{rb}.rollback.requested" in str(e.value) and "filesToBeDeleted" in str(e.value)
+    assert box.objects() == before
+    assert f"{box.bucket}/sandbox/outside/canary.parquet" in before
+
+
+@pytest.mark.parametrize("value", ["/abs/olute", "/", "...", ".hidden", "../x"])
+def test_partition_value_on_s3_is_refused(s3, value):
+    box = S3Sandbox(s3)
+    o = opts(8, "COPY_ON_WRITE")
+    write_table(box.table, batch(range(2), "a", 1), "insert", o)
+    before = box.objects()
+    with pytest.raises(RecordKeyError, match="partition value"):
+        write_table(box.table, batch([5], "z", 2, part=value), "upsert", o)
+    assert box.objects() == before
