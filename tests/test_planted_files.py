@@ -500,3 +500,30 @@ def test_partition_value_on_s3_is_refused(s3, value):
     with pytest.raises(RecordKeyError, match="partition value"):
         write_table(box.table, batch([5], "z", 2, part=value), "upsert", o)
     assert box.objects() == before
+
+
+# ---- hudi_log.spark.write ----------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_partition_values_through_spark_write_are_refused(spark, tmp_path):
+    """Partition paths made by Spark expressions (plain string column) and by the Python key generator in the
+    executors (url encoding): refused before any data file or marker is written, nothing outside changes."""
+    from hudi_log.spark import write
+
+    for n, (encode, values) in enumerate([("false", ["{outside}", "/", ".hidden"]), ("true", ["../../x", "..\\..\\x"])]):
+        box = Sandbox(tmp_path / f"sandbox{n}")
+        o = opts(8, "COPY_ON_WRITE", **{"hoodie.datasource.write.partitionpath.urlencode": encode})
+        write_table(box.table, batch(range(4), "a", 1), "insert", o)
+        committed = [i.requested_time for i in HudiTable(box.table).timeline.completed_commits()]
+        data_files = sorted(str(p) for p in box.table.rglob("*") if ".hoodie" not in p.parts)
+        before = box.outside_state()
+        for value in values:
+            value = value.format(outside=box.outside)
+            df = spark.createDataFrame([("k9", "z", 2, value)], "id string, val string, ts long, part string")
+            with pytest.raises(RecordKeyError, match="partition value: partition path") as e:
+                write(df, str(box.table), o)
+            assert repr(value.replace("/", "%2F").replace("\\", "%5C") if encode == "true" else value) in str(e.value)
+            assert box.outside_state() == before
+            assert sorted(str(p) for p in box.table.rglob("*") if ".hoodie" not in p.parts) == data_files
+            # the write's own instant was started, then rolled back: the committed timeline is as it was
+            assert [i.requested_time for i in HudiTable(box.table).timeline.completed_commits()] == committed
+            assert not HudiTable(box.table).timeline.pending()

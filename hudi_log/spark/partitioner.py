@@ -201,7 +201,8 @@ def tag(df, ctx, tasks: int | None = None):
 
     def add_keys(batches):
         for b in batches:
-            parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
+            # a partition path leading out or hidden is refused on the driver, by the profile (refuse_bad_keys)
+            parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b, False))
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
     # coalesce merges partitions without a shuffle (and never makes more): 200 input partitions would each

@@ -165,8 +165,10 @@ class KeyGenerator:
             value = escape_path_name(value)
         return f"{field}={value}" if self.hive_style else value
 
-    def partition_path_array(self, batch) -> pa.Array:
-        """Each row's partition path as one Arrow string array."""
+    def partition_path_array(self, batch, check: bool = True) -> pa.Array:
+        """Each row's partition path as one Arrow string array; ``check=False`` leaves the refusal of paths
+        :data:`~hudi_log.containment.BAD_PARTITION_PATH` matches to the caller (a Spark pass, whose driver
+        refuses them with one typed error instead of a Python worker's traceback)."""
         n = batch.num_rows
         if not self.partition_fields:
             return pa.repeat(pa.scalar("", pa.string()), n)
@@ -190,7 +192,8 @@ class KeyGenerator:
                 columns.append([self._segment(f, DEFAULT_PARTITION if v is None or v == "" else _text(v))
                                 for v in _column_values(self.table_path, batch, f)])
             out = pa.array(["/".join(segs) for segs in zip(*columns)], pa.string())
-        self._check_partition_paths(out)
+        if check:
+            self._check_partition_paths(out)
         return out
 
     def _timestamp_segments(self, batch, field: str) -> list[str]:
