@@ -52,3 +52,13 @@ class LogFileNameError(HudiLogError, ValueError):
 class AppendHandleError(HudiLogError):
     """A log write cannot do what was asked (closed handle, wrong table version, a schema it cannot
     write). Raised by the log layer's AppendHandle and by the schema helpers below it."""
+
+
+class DamagedFileError(HudiLogError):
+    """A file of a table (a base Parquet file, an LSM history file) is there but its bytes cannot be read as
+    what its name says: truncated, garbled, not that format. ``path`` names it."""
+
+    def __init__(self, path, message: str):
+        self.path = str(path)
+        self.message = message
+        super().__init__(f"{self.path}: {message}")

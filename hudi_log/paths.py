@@ -11,12 +11,15 @@ Object stores differ from disks in three ways that matter to Hudi, each handled 
 * **no rename**: :func:`write_replace` writes a whole small file (``hoodie.properties``, a timeline
   file) as one PUT, which the store makes visible at once; on local disk it is temp file + fsync +
   ``os.replace``. No commit anywhere depends on a rename.
-* **no put-if-absent through pyarrow**: S3 has conditional writes (``If-None-Match: *``), but
-  ``pyarrow.fs.S3FileSystem`` (checked with pyarrow 26) does not send that header: metadata keys it
-  does not know are dropped and the object is overwritten. :func:`create_new` therefore checks, then
-  writes; a second writer racing within that window can collide. hudi-log keeps Hudi's single-writer
-  rule on object stores (one writer per table, or an external lock: docs/concurrency.md), and file
-  names carry unique instants and write tokens, so honest writers never aim at the same name.
+* **no put-if-absent through pyarrow**: ``pyarrow.fs`` cannot send S3's ``If-None-Match: *`` (checked with
+  pyarrow 26: it drops headers it does not know and overwrites). :func:`create_new` (completed and
+  requested instants, the file-system lock, the heartbeat that reserves an instant time) therefore PUTs
+  through :mod:`hudi_log.conditional_put` on S3, and the store refuses an existing key: of two writers
+  aiming at one name, exactly one succeeds, the other gets ``FileExistsError``. On GCS, Azure, HDFS (and
+  an S3-compatible store without conditional writes) it checks, then writes: two writers racing within
+  that window can collide there, so hudi-log keeps Hudi's single-writer rule (one writer per table, or an
+  external lock: docs/concurrency.md); file names carry unique instants and write tokens, so honest
+  writers never aim at the same name.
 * **no directories**: a "directory" is a key prefix; :meth:`RemotePath.mkdir` writes nothing, and a
   listing is one prefix LIST (``iterdir``; ``rglob`` lists the whole prefix recursively).
 
@@ -40,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Mapping, Optional, Union
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 
+from .conditional_put import s3_put_if_absent
 from .errors import HudiLogError
 
 #: schemes that mean S3 (Hadoop's s3a/s3n included, as Hudi tables are often registered with them)
@@ -132,6 +135,15 @@ def _s3_kwargs(bucket: str) -> dict:
     if "fs.s3a.path.style.access" in opt:
         kw["force_virtual_addressing"] = not _bool(opt["fs.s3a.path.style.access"])
     return kw
+
+
+def _s3_kwargs_of(fs: pafs.FileSystem, bucket: str) -> dict:
+    """The keyword arguments ``fs`` was made with by :func:`filesystem_for` (else made again for ``bucket``)."""
+    with _lock:
+        for (_, _, items), made in _filesystems.items():
+            if made is fs:
+                return dict(items)
+    return _s3_kwargs(bucket)
 
 
 def filesystem_for(uri: str) -> tuple[pafs.FileSystem, str, str]:
@@ -426,26 +438,70 @@ def write_replace(path: AnyPath, data: bytes) -> None:
         path.write_bytes(data)
         return
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)  # no half-written leftover (and the space back, when the disk is full)
+        raise naming(e, path)
 
 
 def create_new(path: AnyPath, data: bytes = b"") -> None:
-    """Create ``path`` with ``data``; ``FileExistsError`` if it exists. Atomic on local disk
-    (``O_EXCL``); check-then-PUT on an object store (see the module docstring: no put-if-absent)."""
+    """Create ``path`` with ``data``, whole, never replacing a file; ``FileExistsError`` if it exists.
+
+    Local disk: a temp file, fsync, then a hard link to ``path``, which fails if it exists, so a reader
+    never sees half the file (``O_EXCL`` in place where the file system has no links). S3: one PUT with
+    ``If-None-Match: *`` (:mod:`hudi_log.conditional_put`). Other stores: check, then PUT (module docstring)."""
     if isinstance(path, RemotePath):
+        if path.scheme in S3_SCHEMES:
+            bucket, _, key = path.key.partition("/")
+            if s3_put_if_absent(str(path), bucket, key, data, _s3_kwargs_of(path.fs, bucket)):
+                return
         if path.exists():
             raise FileExistsError(errno.EEXIST, "file exists", str(path))
         path.write_bytes(data)
         return
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+            return
+        except OSError as e:
+            if isinstance(e, FileExistsError) or e.errno not in (errno.EPERM, errno.ENOTSUP, errno.ENOSYS):
+                raise
+    except FileExistsError:
+        raise
+    except BaseException as e:
+        raise naming(e, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a half-written temp file never stays (a full disk)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # no hard links here
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # ours (O_EXCL): no half-written file stays
+        raise naming(e, path)
+
+
+def naming(e: BaseException, path) -> BaseException:
+    """``e``, an OSError that names no file (a failed write: ``[Errno 28] No space left on device``), as one
+    naming ``path``; anything else unchanged. To be raised: ``raise naming(e, path)``."""
+    if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+        named = OSError(e.errno, e.strerror or str(e), str(path))
+        named.__cause__ = e
+        return named
+    return e
 
 
 def touch_existing(path: AnyPath) -> None:
@@ -507,48 +563,8 @@ def arrow_location(path) -> tuple[str, Optional[pafs.FileSystem]]:
     return str(p), None
 
 
-def read_parquet(path, columns=None, *, present_only: bool = False):
-    """A Parquet file as an Arrow table: all its columns, or ``columns`` (top-level names; one the file does not
-    have is an error, or left out with ``present_only``). Through ``ParquetFile``, not ``read_table``, which
-    sets a dataset up for each file (259 files of 3,900 rows: 0.28 s against 0.39 s on one thread)."""
-    with open_parquet(path) as f:
-        return read_parquet_columns(f, path, columns, present_only=present_only)
-
-
-def open_parquet(path):
-    """A ``pq.ParquetFile`` of a file on local disk or an object store (its footer read once, for reads of
-    some columns and then others)."""
-    import pyarrow.parquet as pq
-    where, fs = arrow_location(path)
-    return pq.ParquetFile(where, filesystem=fs)
-
-
-def read_parquet_columns(f, path, columns=None, *, present_only: bool = False):
-    """:func:`read_parquet` from an open ``pq.ParquetFile`` (``path`` names it in errors)."""
-    if columns is not None:
-        names = set(f.schema_arrow.names)
-        missing = [c for c in columns if c not in names]
-        if missing and not present_only:  # ParquetFile.read would leave it out silently
-            raise pa.ArrowInvalid(f"{path}: no column {missing[0]!r} in the Parquet file")
-        columns = [c for c in columns if c in names]
-    return f.read(columns=columns)
-
-
-def _read_footer(path, read):
-    """``read`` (pq.read_schema or pq.read_metadata) of a Parquet file on local disk or an object store."""
-    where, fs = arrow_location(path)
-    if fs is None:
-        return read(where)
-    with fs.open_input_file(where) as f:
-        return read(f)
-
-
-def read_parquet_schema(path):
-    import pyarrow.parquet as pq
-    return _read_footer(path, pq.read_schema)
-
-
-def read_parquet_metadata(path):
-    """The Parquet footer (``pq.FileMetaData``) of a file on local disk or an object store."""
-    import pyarrow.parquet as pq
-    return _read_footer(path, pq.read_metadata)
+# the Parquet readers live in parquet_io.py (paths.py holds the path types and storage operations); the names
+# stay importable from here, where every layer has always found them
+from .parquet_io import (  # noqa: E402,F401
+    open_parquet, parquet_errors, read_parquet, read_parquet_columns, read_parquet_metadata, read_parquet_schema,
+)

@@ -68,7 +68,8 @@ def main(ctx, master: str | None) -> None:
 @click.option("--precombine", default=None, help="hoodie.datasource.write.precombine.field")
 @click.option("--partition-path", default=None, help="hoodie.datasource.write.partitionpath.field")
 @click.option("--operation", default="upsert",
-              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite"]))
+              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite",
+                                 "insert_overwrite_table", "delete_partition"]))
 @click.option("--mode", type=click.Choice(["append", "overwrite"]), default="append")
 @click.option("--option", "extra", multiple=True, help="any other Hudi write option, KEY=VALUE (repeatable)")
 @click.pass_context
@@ -104,16 +105,20 @@ def _format_of(path: str) -> str:
 @click.option("--as-of", default=None, help="time travel: as.of.instant")
 @click.option("--begin", default=None, help="incremental: hoodie.datasource.read.begin.instanttime")
 @click.option("--end", default=None, help="incremental: hoodie.datasource.read.end.instanttime")
+@click.option("--fallback-full-table-scan", "fallback", is_flag=True,
+              help="incremental over cleaned commits: hoodie.datasource.read.incr.fallback.fulltablescan.enable")
 @click.option("--output", default=None, help="write the rows as Parquet here (a folder, Spark style)")
 @click.option("--show", default=20, help="rows to print when there is no --output")
 @click.pass_context
-def read(ctx, table, query, as_of, begin, end, output, show) -> None:
+def read(ctx, table, query, as_of, begin, end, fallback, output, show) -> None:
     """Query a Hudi table: whole base files by Spark's Parquet scan, merged slices by the hudi_log data source."""
     from hudi_log.spark import read as spark_read
     from hudi_log.spark.source import AS_OF, BEGIN, END, QUERY_TYPE
 
     spark, progress = _session(ctx)
-    given = {QUERY_TYPE: query, AS_OF: as_of, BEGIN: begin, END: end}
+    from hudi_log.table.read.incremental import FALLBACK_OPTION
+
+    given = {QUERY_TYPE: query, AS_OF: as_of, BEGIN: begin, END: end, FALLBACK_OPTION: "true" if fallback else None}
     df = spark_read(spark, table, {k: v for k, v in given.items() if v is not None})
     if output:
         with progress.step(f"{query} query of {table} to {output}"):

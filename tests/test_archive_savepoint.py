@@ -38,7 +38,8 @@ def stream(base, n, version, table_type, extra=None):
     return instants, states
 
 
-CASES = [(6, "MERGE_ON_READ"), (6, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE")]
+CASES = [(6, "MERGE_ON_READ"), (6, "COPY_ON_WRITE"), (8, "MERGE_ON_READ"), (8, "COPY_ON_WRITE"), (9, "MERGE_ON_READ"),
+         (9, "COPY_ON_WRITE")]
 
 
 @pytest.mark.parametrize("version,table_type", CASES)
@@ -50,7 +51,7 @@ def test_savepoint_clean_restore_and_reads_at_every_instant(tmp_path, version, t
     assert f"{instants[2]}.savepoint.inflight" in names
     done = [n for n in names if n.endswith(".savepoint")]
     assert done == [f"{instants[2]}.savepoint"] if version == 6 else done[0].startswith(f"{instants[2]}_")
-    md = next(iter(fastavro.reader(io.BytesIO((base / ".hoodie" / ("timeline" if version == 8 else "")
+    md = next(iter(fastavro.reader(io.BytesIO((base / ".hoodie" / ("timeline" if version >= 8 else "")
                                                 / done[0]).read_bytes()))))
     assert md["savepointedBy"] == "ops" and md["comments"] == "before the bad load" and md["version"] == 1
     assert sum(len(p["savepointDataFile"]) for p in md["partitionMetadata"].values()) == sum(

@@ -297,7 +297,7 @@ def _requested(root: Path, instant: str) -> None:
     (folder / f"{instant}.deltacommit.requested").write_bytes(b"")
 
 
-@pytest.mark.parametrize("version", ["6", "8"])
+@pytest.mark.parametrize("version", ["6", "8", "9"])
 def test_write_block_into_a_table_needs_a_pending_instant(tmp_path, version):
     root = _v_table(tmp_path, version)
     (tmp_path / "schema.avsc").write_text(json.dumps(SCHEMA))

@@ -83,3 +83,27 @@ def test_docs_in_chromium(tmp_path, spec):
     width, height, seen = colours_in(png)
     assert (width, height) == (1000, 1400) and len(seen) > 20
     assert (0xDB, 0xE8, 0xF5) in seen  # the diagram's boxes were drawn
+
+
+def test_hfile_docs_cover_the_whole_grammar():
+    """generated/hfile.html (from spec/hfile.ksy): every type, field, instance and enum value, no diagram."""
+    _need_node()
+    code = "process.stdout.write(JSON.stringify(require('yaml').parse(require('fs').readFileSync('spec/hfile.ksy','utf8'))))"
+    hfile_spec = json.loads(subprocess.run([NODE, "-e", code], cwd=REPO, check=True, capture_output=True, text=True).stdout)
+    html = (REPO / "generated" / "hfile.html").read_text()
+    assert "Written from spec/hfile.ksy" in html and "<svg" not in html
+    for internal in ("???", "SwitchType(", "ValueInstanceSpec("):
+        assert internal not in html, internal
+    for name, t in hfile_spec["types"].items():
+        assert f'id="type-{name}"' in html, name
+        # the gallery's rule: a doc on every type, field and instance
+        assert t.get("doc") and all(a.get("doc") for a in t.get("seq", [])), name
+        assert all(i.get("doc") for i in t.get("instances", {}).values()), name
+        for attr in t.get("seq", []):
+            assert f'<code class="id">{attr["id"]}</code>' in html, (name, attr["id"])
+        for inst in t.get("instances", {}):
+            assert f'<code class="id">{inst}</code>' in html, (name, inst)
+    for name, values in hfile_spec["enums"].items():
+        section = html.split(f'id="enum-{name}"')[1].split("</section>")[0]
+        for value in values.values():
+            assert f'<code class="id">{value["id"]}</code>' in section, (name, value)

@@ -176,7 +176,10 @@ def test_upserting_every_corpus_table_never_duplicates_a_key(tmp_path, corpus_ta
             write_table(path, upsert, "upsert", {"hoodie.metadata.enable": "false"})
         except HudiLogError as e:  # refused cleanly: a typed error, and nothing of the write left behind
             refused.append((name, type(e).__name__))
-            assert files(path) == snapshot, name
+            if name in _ROLLED_BACK:  # failed in the task: rolled back, the rows as they were
+                assert read_table(path).sort_by("_hoodie_record_key") == t.sort_by("_hoodie_record_key"), name
+            else:
+                assert files(path) == snapshot, name
             continue
         after_t = read_table(path)
         after = Counter(zip(after_t.column("_hoodie_partition_path").to_pylist(),
@@ -185,8 +188,14 @@ def test_upserting_every_corpus_table_never_duplicates_a_key(tmp_path, corpus_ta
         grown = {k: (before[k], n) for k, n in after.items() if n > before[k]}
         assert not grown, (name, grown)  # no second copy of a key (copies Java itself left may stay)
         written.append(name)
-    assert len(written) >= 8, (written, refused)  # the v6 / v8 tables without a metadata table, at least
-    assert all("_v9_" in n for n, _ in refused), refused  # only version 9, which hudi-log does not write yet
+    assert len(written) >= 12, (written, refused)  # the v6 / v8 / v9 tables without a metadata table, at least
+    assert refused == sorted(_ROLLED_BACK.items()), refused
+
+
+#: corpus tables whose own rows, read back, an upsert cannot take: Java's Spark SQL UPDATE wrote the
+#: epoch-millis partition column as text, which hudi-log's EPOCHMILLISECONDS key generator refuses (in the write
+#: task, after the metadata table was dropped; the write is rolled back)
+_ROLLED_BACK = {"sample_table_cow_v9_timebasedkeygen_epochmillis": "TimestampKeyGenError"}
 
 
 @pytest.mark.parametrize("name", ["sample_table_cow_v9_timebasedkeygen_epochmillis",

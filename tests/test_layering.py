@@ -20,8 +20,8 @@ PACKAGE = ROOT / "hudi_log"
 #: before it, never from one after it. A name matches a module and everything under it, except
 #: ``hudi_log`` itself, which is only the package's public face (hudi_log/__init__.py).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("shared", ("hudi_log.errors", "hudi_log.paths", "hudi_log.containment", "hudi_log.memory",
-                "hudi_log_generated")),
+    ("shared", ("hudi_log.errors", "hudi_log.conditional_put", "hudi_log.paths", "hudi_log.parquet_io",
+                "hudi_log.containment", "hudi_log.memory", "hudi_log_generated")),
     ("grammar", ("hudi_log.format.grammar", "hudi_log.format.source")),
     ("format content", ("hudi_log.format.content",)),
     ("format", ("hudi_log.format",)),

@@ -501,8 +501,20 @@ def test_w9_write_error_propagates_and_closes(tmp_path):
     with pytest.raises(LogWriterClosedError):
         w.append_blocks([avro_block("100", 0, 1)])
     w.close()  # idempotent
-    blocks = list(open_log(tmp_path / log_names(tmp_path)[0]))
-    assert len(blocks) == 1 and blocks[0].corrupt  # the partial block
+    # the file it created held only the failed append: it is gone, so no partial block is left (issue 35)
+    assert log_names(tmp_path) == []
+
+
+def test_w9_a_failed_append_is_cut_back_to_the_blocks_before_it(tmp_path):
+    first = avro_block("100", 0, 5)
+    w = LogWriter(str(tmp_path), "f", "100", storage=FailingStorage(fail_after=len(first.to_bytes()) + 100))
+    w.append_blocks([first])
+    with pytest.raises(OSError) as e:
+        w.append_blocks([avro_block("100", 5, 50)])
+    assert e.value.filename == w.path  # the error names the file
+    [name] = log_names(tmp_path)
+    blocks = list(open_log(tmp_path / name))
+    assert len(blocks) == 1 and not blocks[0].corrupt and len(blocks[0].records()) == 5
 
 
 def test_serialization_error_writes_nothing(tmp_path):

@@ -143,3 +143,16 @@ def test_empty_batch_commits_nothing(tmp_path):
     commit_micro_batch(t, opts(), batch([1], [1]), 0, "q")
     assert commit_micro_batch(t, opts(), None, 1, "q").instant is None
     assert len(commits(t)) == 1
+
+
+def test_replace_operations_per_micro_batch(tmp_path):
+    t = tmp_path / "t"
+    part = {"hoodie.datasource.write.partitionpath.field": "name"}
+    commit_micro_batch(t, opts(**part), batch([1, 2], [1, 1]), 0, "q")
+    o = opts(**part, **{"hoodie.datasource.write.operation": "insert_overwrite_table"})
+    assert commit_micro_batch(t, o, batch([7, 8], [1, 1]), 1, "q").instant
+    assert rows(t) == {7: "n7", 8: "n8"}
+    assert commits(t)[-1]["operationType"] == "INSERT_OVERWRITE_TABLE"
+    d = opts(**part, **{"hoodie.datasource.write.operation": "delete_partition"})
+    assert commit_micro_batch(t, d, batch([7], [2]), 2, "q").instant  # the records' partition (n7) goes
+    assert rows(t) == {8: "n8"}

@@ -75,6 +75,7 @@ def raise_error(e: BaseException) -> None:
 
 def _failed_midway() -> tuple[type, ...]:
     # imported here: the CLI's start-up stays light, and these modules sit in lower layers
+    from ..conditional_put import ConditionalPutError
     from ..log.storage import StorageError
     from ..log.writer import LogWriterError
     from ..table.errors import ConcurrencyConfigError, ConcurrencyError, ConcurrentWriterError, IntegrityError
@@ -83,8 +84,8 @@ def _failed_midway() -> tuple[type, ...]:
     # refused up front, before anything changed: an unsupported concurrency option, or a live writer's
     # instant (retry once it is done); the other concurrency errors come after work was done; a committed file
     # found missing or damaged (a strict read, compaction) stops an operation on a table that is not whole
-    return (StorageError, LogWriterError, TimelineWriteError, ConcurrencyError, IntegrityError), (ConcurrencyConfigError,
-                                                                                  ConcurrentWriterError)
+    return (StorageError, ConditionalPutError, LogWriterError, TimelineWriteError, ConcurrencyError,
+            IntegrityError), (ConcurrencyConfigError, ConcurrentWriterError)
 
 
 def exit_code_for(e: BaseException) -> int:

@@ -1,7 +1,9 @@
 """`hudi-log` commands for table services: ``compact PATH [--schedule-only | --instant T]``,
 ``compactions show PATH``, ``cluster PATH [--schedule-only | --instant T]``, ``clean PATH --retain-commits N``
 and ``rollback PATH INSTANT``. Errors exit 2
-with a message (3 when a compaction fails half-way)."""
+with a message (3 when a service fails half-way, or when it finds its own kind's plan pending with a fresh
+heartbeat where another writer may be live: hudi_log/table/services/recovery.py). A plan a killed run left
+is recovered and reported, never passed over as "nothing to do"."""
 
 from __future__ import annotations
 
@@ -41,12 +43,17 @@ def compact_cmd(path, schedule_only, instant, as_json, extra):
         msg = f"scheduled compaction {out['scheduled']}" if out["scheduled"] else "nothing to compact"
     else:
         runs = [{"instant": r.instant, "files": [s["path"] for s in r.write_stats],
-                 "rows": sum(s["numWrites"] for s in r.write_stats)} for r in done]
-        last = runs[-1] if runs else {"instant": None, "files": [], "rows": 0}
+                 "rows": sum(s["numWrites"] for s in r.write_stats), "rolled_back": r.rolled_back} for r in done]
+        last = runs[-1] if runs else {"instant": None, "files": [], "rows": 0, "rolled_back": []}
         out = {**last, "compactions": runs}  # the last run's keys stay where they were
         msg = "\n".join(f"compaction {r['instant']}: {len(r['files'])} base file(s), {r['rows']} row(s)"
-                        for r in runs) or "nothing to compact"
+                        + _rerun(r["rolled_back"]) for r in runs) or "nothing to compact"
     click.echo(json.dumps(out) if as_json else msg)
+
+
+def _rerun(rolled_back: list[str]) -> str:
+    """What a run of a killed service's plan says it did first."""
+    return f" (its killed run rolled back by rollback {', '.join(rolled_back)}, then run again)" if rolled_back else ""
 
 
 def _schedule_or_run(path, schedule_only, instant, extra, label, schedule, run_one, run_all):
@@ -86,7 +93,8 @@ def cluster_cmd(path, schedule_only, instant, as_json, extra):
                  "rolled_back": r.rolled_back} for r in done]
         out = {"clusterings": runs}
         msg = "\n".join(f"clustering {r['instant']}: {r['replaced_file_groups']} file group(s) into "
-                        f"{len(r['files'])} base file(s), {r['rows']} row(s)" for r in runs) or "nothing to cluster"
+                        f"{len(r['files'])} base file(s), {r['rows']} row(s)" + _rerun(r["rolled_back"])
+                        for r in runs) or "nothing to cluster"
     click.echo(json.dumps(out) if as_json else msg)
 
 
@@ -126,15 +134,22 @@ def compactions_show_cmd(path, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_OPTION
 def clean_cmd(path, retain_commits, as_json, extra):
-    """Delete file slices older than the last N commits need (KEEP_LATEST_COMMITS)."""
-    from ..table.services.clean import clean
+    """Delete file slices older than the last N commits need (KEEP_LATEST_COMMITS). A pending clean (a
+    killed run's plan) is executed first, as Hudi's cleaner does; each clean completed is reported."""
+    from ..table import HudiTable
+    from ..table.services.clean import clean_all
     try:
-        instant = clean(path, retain_commits=retain_commits, options=hudi_options(extra))
+        timeline = HudiTable(path).timeline
+        pending = {i.requested_time for i in timeline.pending() if i.action == "clean"}
+        done = clean_all(path, retain_commits=retain_commits, options=hudi_options(extra))
     except HudiLogError as e:
         raise_error(e)
-    deleted = _files_deleted(path, instant)
-    click.echo(json.dumps({"clean": instant, "files_deleted": deleted}) if as_json else
-               (f"clean {instant}: {deleted} file(s) deleted" if instant else "nothing to clean"))
+    cleans = [{"clean": c, "files_deleted": _files_deleted(path, c), "pending_plan": c in pending} for c in done]
+    last = cleans[-1] if cleans else {"clean": None, "files_deleted": 0}
+    click.echo(json.dumps({"clean": last["clean"], "files_deleted": last["files_deleted"], "cleans": cleans})
+               if as_json else "\n".join(f"clean {c['clean']}: {c['files_deleted']} file(s) deleted"
+                                         + (" (the pending plan of a killed run)" if c["pending_plan"] else "")
+                                         for c in cleans) or "nothing to clean")
 
 
 def _files_deleted(path, instant: str | None) -> int:

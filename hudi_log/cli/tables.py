@@ -29,6 +29,8 @@ def table_cmd(path, as_json):
     from ..table import HudiTable
 
     t = HudiTable(path)
+    for inst in t.timeline.completed_commits():  # as a read does: commit metadata that is damaged is an error
+        t.timeline.commit_metadata(inst)
     view = t.view()
     data = {
         "properties": t.properties.to_dict(),
@@ -75,7 +77,11 @@ _BATCH_ROWS = 65536
 @click.option("-o", "--output", default=None, help="Output file (required for parquet).")
 @click.option("--strict", is_flag=True, help="Fail (exit 3) when a committed file is missing or damaged, "
               "instead of warning on stderr.")
-def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit, fmt, output, strict):
+@click.option("--fallback-full-table-scan", "fallback", is_flag=True,
+              help="Incremental: where the range's commits' files were cleaned (or it reaches archived commits), "
+              "read the latest snapshot filtered by _hoodie_commit_time instead of failing (Java's "
+              "hoodie.datasource.read.incr.fallback.fulltablescan.enable).")
+def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit, fmt, output, strict, fallback):
     """Read a Hudi table (snapshot, time travel, read-optimized or incremental).
 
     Rows are written as they are read, slice by slice, so memory stays bounded by a few file slices. A
@@ -95,23 +101,29 @@ def read_cmd(path, query, as_of, begin, end, incremental_format, columns, limit,
         cols = list(dict.fromkeys(c.strip() for c in columns.split(",") if c.strip()))
         if not cols:
             raise click.UsageError(f"--columns {columns!r}: name at least one column (comma-separated)")
-    from ..table.errors import IntegrityError
+    from ..table.errors import IncrementalCommitsGoneError, IntegrityError
     from ..table.read.instants import query_arguments
     from ..table.read.integrity import IntegrityWarning
 
+    if fallback and query != "incremental":
+        raise click.UsageError("--fallback-full-table-scan goes with --query incremental")
     if incremental_format == "cdc":
-        if query != "incremental" or as_of is not None or cols is not None:
-            raise click.UsageError("--incremental-format cdc goes with --query incremental (no --as-of, no --columns)")
+        if query != "incremental" or as_of is not None or cols is not None or fallback:
+            raise click.UsageError("--incremental-format cdc goes with --query incremental (no --as-of, no --columns, "
+                                   "no --fallback-full-table-scan)")
         return _read_changes(path, begin, end, limit, fmt, output)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", IntegrityWarning)
         try:
             # checked here first so that errors name the options as typed
             query_arguments(path, query, as_of, begin, end, {"as_of": "--as-of", "begin": "--begin", "end": "--end"})
-            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict)
+            plan = HudiTable(path).plan(query=query, as_of=as_of, begin=begin, end=end, columns=cols, strict=strict,
+                                        fallback_full_table_scan=fallback)
             stream_table(plan.schema, iter_plan(plan), len(plan.tasks), fmt, output, limit)
         except KeyError as e:  # a column the table does not have
             _fail(f"{path}: {e.args[0] if e.args else e} (see `hudi-log table {path}` for the schema)")
+        except IncrementalCommitsGoneError as e:  # the option as this command spells it
+            _fail(f"{e} (here: --fallback-full-table-scan)", exit_code_for(e))
         except IntegrityError as e:  # --strict: a committed file is missing or damaged
             _fail(f"{e} (commit {e.instant}); see hudi-log validate --table {path}", exit_code_for(e))
         finally:
@@ -167,12 +179,13 @@ def _read_input(path: str):
 @click.argument("path", type=StoragePath(file_okay=False))
 @click.option("--input", "input_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="records to write: FILE.jsonl or FILE.parquet")
-@click.option("--operation", default="upsert", show_default=True,
-              type=click.Choice(["insert", "upsert", "delete", "bulk_insert", "insert_overwrite"]))
+@click.option("--operation", default=None,
+              help="insert, upsert, delete, bulk_insert, insert_overwrite, insert_overwrite_table or delete_partition "
+                   "(default: -o hoodie.datasource.write.operation, else upsert)")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="a Hudi write option (repeatable)")
 @click.option("--table-name", default=None, help="hoodie.table.name (default: the folder's name)")
 @click.option("--table-type", default=None, type=click.Choice(["COPY_ON_WRITE", "MERGE_ON_READ"], case_sensitive=False))
-@click.option("--table-version", default=None, type=click.Choice(["6", "8"]), help="hoodie.write.table.version")
+@click.option("--table-version", default=None, type=click.Choice(["6", "8", "9"]), help="hoodie.write.table.version")
 @click.option("--record-key", default=None, help="record key field(s), comma separated")
 @click.option("--precombine", default=None, help="precombine (ordering) field")
 @click.option("--partition-field", default=None, help="partition path field(s), comma separated")
@@ -252,6 +265,7 @@ def validate_table_cli(table_path, files, as_json: bool) -> None:
             click.echo(f"note: {n}")
         state = "OK" if report.ok else f"DAMAGED: {len(report.problems)} problem(s)"
         click.echo(f"{table_path}: {state}: {report.instants} completed instant(s), {report.committed_files} "
-                   f"committed file(s), {report.log_files} log file(s), {report.blocks} block(s)"
+                   f"committed file(s), {report.base_files} base file(s) read, {report.log_files} log file(s), "
+                   f"{report.blocks} block(s)"
                    + ("" if report.checksum_ok is not False else ", properties checksum WRONG"))
     sys.exit(report.code)

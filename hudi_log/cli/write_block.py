@@ -120,7 +120,7 @@ def _log_dir(log_file: str) -> str:
 @click.option("--log-file", "log_file", type=StoragePath(dir_okay=False),
               help="write to this log file (its name gives file id, instant, version and token)")
 @click.option("--base-instant", help="instant in the log file name (table version < 8; default --instant)")
-@click.option("--table-version", type=click.Choice(["6", "8"]), default=None,
+@click.option("--table-version", type=click.Choice(["6", "8", "9"]), default=None,
               help="the table's version (default: the table's own; 6 for a log file outside any table)")
 @click.option("--input-format", type=click.Choice(["auto", "jsonl", "parquet"]), default="auto", show_default=True)
 @click.option("--table-name", default="hudi_log", show_default=True, help="record name for an inferred schema")

@@ -1,4 +1,5 @@
-"""Writing blocks to a log file; every byte comes from the grammar's serializer.
+"""Writing blocks to a log file; every byte comes from the grammar's serializer (an HFILE block's
+content, an HFile, from spec/hfile.ksy's: ``hfile_data_block``).
 
 This is the plain "put these blocks in this file" helper. ``hudi_log.log.writer.LogWriter`` is the
 writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, rollover), and
@@ -7,12 +8,17 @@ writer with Hudi's semantics (lazy creation, exclusive create, append-or-roll, r
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
-from typing import BinaryIO, Iterable, Mapping, Sequence, Union
+from typing import Any, BinaryIO, Iterable, Mapping, Sequence, Union
 
 from . import grammar
 from .block import LogBlock
+from .content.avro import encode_records
+from .content.hfile_grammar import layout_bytes
+from .content.hfile_wire import HFileError
+from .content.hfile_writer import build_hfile
 from .grammar import BlockType, CommandBlockType, HeaderKey
 from .source import JoinedSource
 
@@ -82,4 +88,39 @@ def rollback_block(instant: str, target_instant: str) -> LogBlock:
             HeaderKey.command_block_type: str(int(CommandBlockType.rollback_block)),
         },
         b"",
+    )
+
+
+def hfile_data_block(
+    instant: str,
+    schema: str,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    key_field: str = "key",
+    create_time_ms: int | None = None,
+) -> LogBlock:
+    """An HFILE_DATA_BLOCK as Hudi writes one into a metadata-table log (``HoodieHFileDataBlock`` through
+    ``HFileUtils.serializeRecordsToLogBlock``): header INSTANT_TIME and SCHEMA; content an HFile of
+    the records keyed by ``key_field``, in Java's String order (a TreeMap), each value the record's Avro
+    binary under ``schema`` with the key field blanked (readers restore it from the cell's row), 1 MB
+    data blocks, GZ, file info ``schema`` (the same text as the header).
+
+    ``schema`` is the writer schema's JSON text, as the header carries it. Two records with one key are
+    refused, as Java refuses them (HFileError). ``create_time_ms`` is the file info's creation time
+    (default: now).
+    """
+    by_key: dict[str, Mapping[str, Any]] = {}
+    for rec in records:
+        key = rec[key_field]
+        if key in by_key:
+            raise HFileError(-1, f"record key {key!r}", "two records with one key (Hudi refuses them in an HFile block)")
+        by_key[key] = rec
+    keys = sorted(by_key, key=lambda k: k.encode("utf-16-be", "surrogatepass"))  # Java's String.compareTo
+    schema_json = json.loads(schema)
+    values = encode_records(({**by_key[k], key_field: ""} for k in keys), schema_json)
+    layout = build_hfile(zip(keys, values), file_info={"schema": schema.encode("utf-8")}, create_time_ms=create_time_ms)
+    return LogBlock.new(
+        BlockType.hfile_data_block,
+        {HeaderKey.instant_time: instant, HeaderKey.schema: schema},
+        layout_bytes(layout),
     )

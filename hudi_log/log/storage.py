@@ -8,8 +8,9 @@ Local disk is the default. Any ``pyarrow.fs.FileSystem`` works, as does a URI
 What the log writer needs from storage, and how each kind provides it:
 
 * **exclusive create** (a new log file never replaces another writer's file): on local disk an
-  ``O_CREAT|O_EXCL`` open, atomic. Elsewhere a check-then-create, which is all pyarrow offers
-  (object stores have no atomic create-if-absent through pyarrow); two writers racing within that
+  ``O_CREAT|O_EXCL`` open, atomic. Elsewhere a check-then-create: a log file is streamed through
+  pyarrow, which cannot send S3's ``If-None-Match`` (the small files that must never be replaced, timeline
+  files and locks, are PUT with it: :mod:`hudi_log.conditional_put`); two writers racing within that
   window on an object store can still collide, which Hudi avoids the same way (unique write tokens).
 * **append** (``supports_append``): local disk and HDFS can append to an existing file; object
   stores cannot (Hudi's ``StorageSchemes.isAppendSupported``). The writer rolls over to a new log

@@ -27,11 +27,13 @@ that are already in a file.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from ..format.block import LogBlock
 from ..errors import HudiLogError, LogFileNameError
+from ..paths import naming
 from ..format.log_file_name import (
     DELTA_EXTENSION,
     LOGFILE_BASE_VERSION,
@@ -121,6 +123,7 @@ class LogWriter:
         self._closed = False
         #: every file this writer created or appended to, in order
         self.files_written: list[LogFileName] = []
+        self._created: set[str] = set()  # files this writer created (a failed first append removes them)
 
     # ---- state ---------------------------------------------------------------------------------
     @property
@@ -183,6 +186,7 @@ class LogWriter:
                 except FileExistsError:
                     self._roll()
                     continue
+                self._created.add(path)
                 if not out.try_lock():  # pragma: no cover - only if someone locks a file we just made
                     out.close()
                     self._roll()
@@ -213,9 +217,10 @@ class LogWriter:
                 out.write(chunk)
             out.sync()
             self._synced = out.tell()
-        except BaseException:
+        except BaseException as e:
             self._abort()
-            raise
+            self._undo(path, start)
+            raise naming(e, path)
         result = AppendResult(log_file, path, start, out.tell() - start)
         if out.tell() > self.size_threshold:
             self.roll_over()
@@ -236,6 +241,20 @@ class LogWriter:
         # every append already synced what it wrote: only bytes written since need another fsync
         if out.tell() != self._synced:
             out.sync()
+
+    def _undo(self, path: str, start: int) -> None:
+        """After a failed append (a full disk): no partial block is left. A file this writer created and had
+        written nothing else to goes; on local disk, another is cut back to where the append began. (Java
+        leaves the tail for readers to skip as a corrupt block; taking it away frees the space the rollback
+        that follows needs.)"""
+        try:
+            if start == 0 and path in self._created:
+                self.storage.delete(path)
+                self.files_written = [f for f in self.files_written if f != self._log_file]
+            elif self.storage.is_local:
+                os.truncate(path, start)
+        except OSError:
+            pass  # the write error is the one to report; the rollback takes the file
 
     def _abort(self) -> None:
         self._closed = True

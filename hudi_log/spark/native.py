@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 
 import pyarrow as pa
 
-from .source import COLUMNS, PARALLELISM, PLANNED_AT, QUERY_TYPE, HudiReadError, _plan, spark_arrow_schema
+from .source import COLUMNS, FILTERS, PARALLELISM, PLANNED_AT, QUERY_TYPE, HudiReadError, _plan, spark_arrow_schema
 
 #: (internal) JSON list of the base file names the Parquet scan reads; the data source skips them
 NATIVE_FILES = "hudi_log.read.native.files"
@@ -73,11 +73,13 @@ def _parallelism(spark) -> dict:
         return {}
 
 
-def read(spark, path: str, options: dict | None = None, columns=None):
+def read(spark, path: str, options: dict | None = None, columns=None, filters=None):
     """The Hudi table at ``path`` as a DataFrame, with the ``hudi_log`` data source's options
     (:mod:`hudi_log.spark.source`): base-only slices through Spark's Parquet scan, merged ones through the
     data source. ``columns``: only these (the data source's ``hudi_log.read.columns``), read from the files
-    and handed to Spark; a ``select`` after the read cannot tell the data source."""
+    and handed to Spark; a ``select`` after the read cannot tell the data source. ``filters``: a list of
+    ``(column, op, value)`` (the data source's ``hudi_log.read.filters``): partition-column filters prune file
+    slices before anything is read, and every filter holds for the rows returned."""
     from .cdc import is_cdc_query
 
     if _local(path) and not path.startswith("file://"):
@@ -86,6 +88,8 @@ def read(spark, path: str, options: dict | None = None, columns=None):
     opts = {k: str(v) for k, v in (options or {}).items() if k != "path"}
     if columns is not None:
         opts[COLUMNS] = ",".join(columns)
+    if filters:
+        opts[FILTERS] = json.dumps([[c, op, v] for c, op, v in filters])
     query = (opts.get(QUERY_TYPE) or "snapshot").lower()
     source = spark.read.format("hudi_log").options(**opts)
     if query == "incremental" or is_cdc_query(opts):
@@ -96,11 +100,26 @@ def read(spark, path: str, options: dict | None = None, columns=None):
         return source.options(**_parallelism(spark)).load(path)
     files = [_spark_path(t.base_file) for t in native]
     df = _parquet(spark, spark_arrow_schema(plan.context.schema)[0], files)
+    if plan.context.filters:  # the data source applies them to its slices' rows; Spark's scan to these
+        df = df.where(_spark_condition(plan.context.filters))
     if len(native) == len(plan.tasks):
         return df
     rest = source.options(**{NATIVE_FILES: json.dumps(sorted(PurePosixPath(t.base_file).name for t in native)),
                              PLANNED_AT: plan.context.bound or "", **_parallelism(spark)}).load(path)
     return df.unionByName(rest)
+
+
+def _spark_condition(filters):
+    """The plan's ``(column, op, value)`` filters as one Spark condition."""
+    from pyspark.sql import functions as F
+
+    ops = {"=": "__eq__", "==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+    cond = None
+    for col, op, val in filters:
+        c = F.col(f"`{col}`")
+        one = c.isin(list(val)) if op == "in" else ~c.isin(list(val)) if op == "not in" else getattr(c, ops[op])(val)
+        cond = one if cond is None else cond & one
+    return cond
 
 
 _LISTING = "spark.sql.sources.parallelPartitionDiscovery.threshold"

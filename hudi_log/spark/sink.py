@@ -151,6 +151,9 @@ class HudiWriter(DataSourceArrowWriter):
             raise
         if self.aside:
             shutil.rmtree(self.aside, ignore_errors=True)
+        warning = many_log_files_warning(ctx, stats)
+        if warning:
+            log.warning(warning)
 
     def _check_repeated_keys(self, ctx, messages) -> None:
         from ..table.write.context import combine_option
@@ -174,6 +177,26 @@ class HudiWriter(DataSourceArrowWriter):
             self.tx.abort()
         if self.aside:
             restore(self.path, self.aside)
+
+
+def many_log_files_warning(ctx, stats: list[dict]) -> str | None:
+    """What to tell the user when one commit wrote several log files into one file group: the plain ``df.write``
+    path writes one per Spark task that held the group's rows (Java writes one), and every later read and
+    compaction opens them all. None when each group got at most one."""
+    from ..format.log_file_name import LogFileName
+
+    per_group: dict[str, int] = {}
+    for s in stats:
+        name = str(s.get("path") or "").rsplit("/", 1)[-1]
+        if LogFileName.is_log_file_name(name):
+            per_group[s["fileId"]] = per_group.get(s["fileId"], 0) + 1
+    several = sorted(n for n in per_group.values() if n > 1)
+    if not several:
+        return None
+    return (f"hudi_log: {ctx.table_path}: instant {ctx.instant} wrote up to {several[-1]} log files into one file "
+            f"group ({len(several)} of {len(per_group)} groups have several), one per Spark task that held its rows; "
+            "reads and compactions open each. hudi_log.spark.write(df, path, options) writes one per file group, "
+            "as Java does")
 
 
 def _arrow_schema(spark_schema) -> pa.Schema:

@@ -9,7 +9,12 @@ Read::
          .option("hoodie.datasource.read.end.instanttime", T2)
          .option("hoodie.datasource.query.incremental.format", "cdc")  # incremental: changes (spark.cdc)
          .option("hudi_log.read.strict", "true")                   # a missing or damaged committed file fails
+         .option("hoodie.datasource.read.incr.fallback.fulltablescan.enable", "true")  # incremental over cleaned
          .load(path)
+
+An incremental range over commits whose files the cleaner removed fails, naming them
+(``IncrementalCommitsGoneError``), unless ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` is
+true: then the latest snapshot filtered by ``_hoodie_commit_time`` (:mod:`hudi_log.table.read.incremental`).
 
 Options the chosen query does not take (``as.of.instant`` with an incremental query, the begin / end
 instants with a snapshot) and malformed times are refused (:mod:`hudi_log.table.read.instants`).
@@ -42,6 +47,7 @@ Write: see :mod:`hudi_log.spark.sink`. Streams: :mod:`hudi_log.spark.stream_sink
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Iterator
 
@@ -73,6 +79,12 @@ STRICT = "hudi_log.read.strict"
 #: columns a query uses, so this is how a projection reaches the slices: only these columns and those the
 #: merge needs (keys, ordering values, delete markers) are read from the files and handed to Spark
 COLUMNS = "hudi_log.read.columns"
+#: filters as a JSON list of ``[column, op, value]`` (op ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``,
+#: ``not in``): those on partition columns prune file slices when the read is planned, every one is applied to
+#: the merged rows. PySpark 4.3 cannot keep a pushed filter with its own scan (:func:`scan_scoped_pushdown`),
+#: so this option, which belongs to the one DataFrame it is given to, is how pruning reaches the plan there
+FILTERS = "hudi_log.read.filters"
+_FILTER_OPS = ("=", "==", "!=", "<", "<=", ">", ">=", "in", "not in")
 #: without Spark's parallelism (``format("hudi_log")``: a Python data source is not told it), file slices are
 #: grouped into input partitions of up to this many bytes: Spark's own ``spark.sql.files.maxPartitionBytes``.
 #: (32 MB made 116 tasks of a 10M-row table and the read 10 s; 128 MB 29 tasks, 6.3 s)
@@ -111,7 +123,14 @@ def read_args(options) -> dict:
     query = (options.get(QUERY_TYPE) or "snapshot").lower()
     names = {"as_of": f"option {AS_OF}", "begin": f"option {BEGIN}", "end": f"option {END}"}
     args = query_arguments(where, query, options.get(AS_OF), options.get(BEGIN) or None, options.get(END), names)
-    return {"query": query, **args}
+    return {"query": query, **args, "fallback_full_table_scan": fallback_option(options)}
+
+
+def fallback_option(options) -> bool:
+    """Java's ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (Spark lowercases option keys)."""
+    from ..table.read.incremental import FALLBACK_OPTION, fallback_enabled
+
+    return fallback_enabled(options.get(FALLBACK_OPTION) or options.get(FALLBACK_OPTION.lower()) or "false")
 
 
 def _plan(options, filters=()):
@@ -128,7 +147,8 @@ def _plan(options, filters=()):
         # the half of hudi_log.spark.read the driver left to this source: the same instant as the driver's
         # plan (checked there), which a later commit must not move
         args, validate = {**args, "as_of": planned}, False
-    plan = HudiTable(path).plan(**args, filters=list(filters) or None, strict=strict, validate=validate)
+    filters = read_filters(options) + list(filters)
+    plan = HudiTable(path).plan(**args, filters=filters or None, strict=strict, validate=validate)
     # a DataFrame's rows have no order: the merge need not put a slice's rows in its base file's
     plan = replace(plan, context=replace(plan.context, ordered=False))
     columns = read_columns(options)
@@ -140,6 +160,30 @@ def _plan(options, filters=()):
                                 f"{', '.join(names)})")
         plan = replace(plan, context=replace(plan.context, columns=columns))
     return plan
+
+
+def read_filters(options) -> list[tuple]:
+    """The :data:`FILTERS` option's filters, each checked (an error names the option and the entry)."""
+    given = options.get(FILTERS)
+    if not given:
+        return []
+    where = options.get("path") or "<options>"
+    try:
+        entries = json.loads(given)
+    except ValueError as e:
+        raise HudiReadError(where, f"option {FILTERS}: not JSON ({e})") from None
+    if not isinstance(entries, list):
+        raise HudiReadError(where, f"option {FILTERS}: a JSON list of [column, op, value] is needed")
+    out = []
+    for e in entries:
+        ok = isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in _FILTER_OPS
+        if ok and e[1] in ("in", "not in"):
+            ok = isinstance(e[2], list)
+        if not ok:
+            raise HudiReadError(where, f"option {FILTERS}: {json.dumps(e)} is not [column, op, value] with op one of "
+                                       f"{', '.join(_FILTER_OPS)} (a list for in / not in)")
+        out.append(tuple(e))
+    return out
 
 
 def read_columns(options) -> tuple[str, ...]:

@@ -64,7 +64,9 @@ DEFAULT_IDENTIFIER = "default_single_writer"
 #: hudi-log's own entry beside Java's checkpoint: Spark's query id
 QUERY_ID_KEY = "hudi_log.streaming.queryId"
 OPERATION = "hoodie.datasource.write.operation"
-STREAM_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete")
+#: Java's streaming sink hands each micro-batch to the batch writer, so every operation it has applies
+STREAM_OPERATIONS = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                     "delete_partition")
 COMPACT_INLINE = "hoodie.compact.inline"
 COMPACT_ASYNC = "hoodie.datasource.compaction.async.enable"
 DISABLE_COMPACTION = "hoodie.datasource.write.streaming.disable.compaction"
@@ -163,7 +165,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
 
 
 def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
-    """Compaction (MOR, every N delta commits) and cleaning after a micro-batch's commit."""
+    """Compaction (MOR, every N delta commits) and cleaning after a micro-batch's commit. A service whose
+    plan another process may be running (optimistic concurrency, fresh heartbeat: PendingServiceError) is
+    left for a later micro-batch with a warning: the batch's commit stands."""
+    from ..table.errors import PendingServiceError
     from ..table.properties import read_properties
     from ..table.services.clean import DEFAULT_RETAIN_COMMITS, clean
     from ..table.services.compaction import MAX_DELTA_COMMITS, compact
@@ -173,11 +178,17 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
     if read_properties(path).is_mor and wants and not _true(opts, DISABLE_COMPACTION, "false"):
         copts = dict(opts)
         copts[MAX_DELTA_COMMITS] = str(_get(opts, MAX_DELTA_COMMITS, DEFAULT_MAX_DELTA_COMMITS))
-        done = compact(path, copts)
-        compaction = done.instant if done is not None else None
+        try:
+            done = compact(path, copts)
+            compaction = done.instant if done is not None else None
+        except PendingServiceError as e:
+            log.warning("hudi_log: compaction after the micro-batch left for later: %s", e)
     cleaned = None
     if _true(opts, AUTO_CLEAN, "true"):
-        cleaned = clean(path, int(_get(opts, CLEAN_RETAINED, DEFAULT_RETAIN_COMMITS)), opts)
+        try:
+            cleaned = clean(path, int(_get(opts, CLEAN_RETAINED, DEFAULT_RETAIN_COMMITS)), opts)
+        except PendingServiceError as e:
+            log.warning("hudi_log: clean after the micro-batch left for later: %s", e)
     return compaction, cleaned
 
 

@@ -26,6 +26,12 @@ With ``hoodie.datasource.query.incremental.format=cdc`` (a table with CDC on) ea
 (``op``, ``ts_ms``, ``before``, ``after``) of the same instants, one input partition per instant
 (:mod:`hudi_log.spark.cdc`): deletes reach the consumer.
 
+Over cleaned or archived commits (a stream started from ``earliest``, or one that fell behind the cleaner):
+a batch whose commits' files are gone fails, naming them (``IncrementalCommitsGoneError``), as Java's
+source fails on the missing files; with ``hoodie.datasource.read.incr.fallback.fulltablescan.enable=true``
+that batch is the latest snapshot's rows whose ``_hoodie_commit_time`` is in its range (Java's full table
+scan; :mod:`hudi_log.table.read.incremental`). The offsets are the same either way.
+
 Rate limit: Java's Spark source has none in a release (HUDI-6129's pull requests were not merged; Flink
 has ``read.commits.limit``). ``hudi_log.streaming.maxRowsPerTrigger`` caps a batch at the whole commits
 whose write stats count at most that many changed rows (inserts + updates + deletes; at least one
@@ -43,7 +49,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, Supp
 
 from ..memory import tune_allocator
 from ..paths import as_path, configure_storage
-from .source import BATCH_ROWS, MAX_SLICES_PER_PARTITION, TARGET_PARTITION_BYTES, HudiReadError
+from .source import BATCH_ROWS, MAX_SLICES_PER_PARTITION, TARGET_PARTITION_BYTES, HudiReadError, fallback_option
 from .blocks import pack
 from .cdc import instant_partitions, is_cdc_query, read_instant
 
@@ -140,6 +146,7 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             raise HudiReadError(path, f"{MAX_ROWS}={limit!r}: give a positive number of rows")
         self.max_rows = int(limit) if limit is not None else None
         self.until: str | None = None  # Trigger.AvailableNow: the offset time at its start
+        self.fallback = fallback_option(options)  # a batch over cleaned commits: scan instead of failing
         self.initialOffset()  # a bad start offset is refused when the query starts
 
     def initialOffset(self) -> dict:
@@ -197,7 +204,8 @@ class HudiStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             tl = _Timeline(self.path)
             return instant_partitions(self.path, [i.requested_time for i in tl.commits()
                                                   if begin < tl.time_of(i) <= stop])
-        plan = HudiTable(self.path).plan(query="incremental", begin=begin, end=stop)
+        plan = HudiTable(self.path).plan(query="incremental", begin=begin, end=stop,
+                                         fallback_full_table_scan=self.fallback)
         if not plan.tasks:
             return []
         groups = pack([(t, t.size) for t in plan.tasks], TARGET_PARTITION_BYTES, MAX_SLICES_PER_PARTITION)

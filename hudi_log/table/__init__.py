@@ -30,4 +30,12 @@ __all__ = ["FileSlice", "FileSystemView", "HudiTable", "Instant", "IntegrityErro
            "MergedLogScanner", "NotAHudiTableError", "TableReport", "validate_table",
            "QueryError", "ReadContext", "ReadPlan", "SliceTask", "TableError", "TableProperties", "TablePropertiesError",
            "Timeline", "TimelineError", "UnsupportedTableVersionError", "clean", "compaction", "iter_plan",
-           "list_partitions", "read_plan", "read_properties", "read_slice", "read_table", "rollback"]
+           "list_partitions", "read_plan", "read_properties", "read_slice", "read_table", "rollback", "write_table"]
+
+
+def __getattr__(name: str):
+    # the write client loads on first use, as hudi_log.write_table does: readers need none of it
+    if name == "write_table":
+        from .write.client import write_table
+        return write_table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

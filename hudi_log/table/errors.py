@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+
+from ..log.storage import StorageError
 from .properties import TableError
 
 
@@ -24,6 +28,45 @@ class UnsupportedKeyGeneratorError(TableMismatchError):
 
 class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
+
+
+class WriteSchemaError(WriteError):
+    """The batch's schema would make a table other readers cannot read (Avro, Java, Spark, hudi-rs): a column
+    name Avro cannot carry, a decimal over precision 38, a column twice. Refused before anything is written."""
+
+
+class ColumnCastError(WriteError):
+    """A column's values cannot be written as the table's type of that column (a timestamp out of range,
+    nanoseconds a microsecond column would lose); names the table and the column."""
+
+
+class StorageWriteError(WriteError, StorageError):
+    """The storage refused a write (no space left, over quota, too large, read-only, an I/O error): names the
+    table and the file. What the write had written of that file is removed, and its instant rolled back (or,
+    where even that cannot be written, left pending for the next write to roll back, as Java's are)."""
+
+    def __init__(self, path, file, message: str):
+        self.file = None if file is None else str(file)
+        super().__init__(path, message)
+
+
+#: errors of the storage itself, not of the input: a write fails with them wherever it is
+STORAGE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO")
+                           if hasattr(errno, n))
+
+
+@contextlib.contextmanager
+def storage_errors(table_path):
+    """An OSError of :data:`STORAGE_ERRNOS` raised inside as :class:`StorageWriteError` naming ``table_path`` and
+    the file (the error's ``filename``, which hudi-log's writers set: :func:`hudi_log.paths.naming`)."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in STORAGE_ERRNOS:
+            raise
+        file = e.filename
+        raise StorageWriteError(table_path, file, f"writing {file or 'a file'} failed: {e.strerror or e} (the "
+                                "write was undone; make room or fix the storage, then write again)") from e
 
 
 class ClusteringUpdateError(WriteError):
@@ -49,9 +92,26 @@ class ConcurrentWriterError(ConcurrencyError):
     writes policy EAGER) stops instead of rolling it back."""
 
 
+class PendingServiceError(ConcurrencyError):
+    """A table service found a plan of its own kind pending (requested or inflight) with a fresh heartbeat
+    where another writer may be live (optimistic concurrency, or a lock provider named): it may be a live
+    run, so it is neither run again nor passed over as "nothing to do". The message names the instant and
+    when its heartbeat expires; a run after that recovers the plan (services/recovery.py)."""
+
+
 class WriteConflictError(ConcurrencyError):
     """Optimistic concurrency: an instant that completed while this one was written changed the same file
     groups (Java's ``HoodieWriteConflictException``); this instant was rolled back."""
+
+
+class InstantTakenError(WriteConflictError):
+    """Another writer completed this write's own instant first (two writers holding one instant time): the
+    store refused to replace its completed file, or the check before completing found it. This write's own
+    files were removed and it is not completed; the other's commit stands. ``instant`` names it."""
+
+    def __init__(self, path, instant: str, message: str):
+        self.instant = instant
+        super().__init__(path, message)
 
 
 class LockError(ConcurrencyError):
@@ -70,6 +130,17 @@ class QueryError(TableError):
 class InstantArgumentError(QueryError):
     """An instant argument (``as_of``, ``begin``, ``end``, an ``--instant``) is not a time Hudi reads, or
     names an option the chosen query does not take."""
+
+
+class IncrementalCommitsGoneError(QueryError):
+    """An incremental query (or a stream's micro-batch) reaches commits (active or archived) whose files the
+    cleaner removed: their rows would be missing from the answer. ``commits``: the requested times of those
+    commits. Java's ``HoodieIncrementalPathNotFoundException``; the way out is
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` (:mod:`hudi_log.table.read.incremental`)."""
+
+    def __init__(self, path, message: str, commits: tuple[str, ...] = ()):
+        super().__init__(path, message)
+        self.commits = tuple(commits)
 
 
 class TimeTravelError(QueryError):

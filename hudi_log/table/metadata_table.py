@@ -14,7 +14,7 @@ import logging
 from typing import Mapping
 
 from ..paths import as_path, remove_tree
-from .properties import TableError, TableProperties, check_writable, write_properties
+from .properties import TableError, TableProperties, check_mergeable, check_writable, write_properties
 
 METADATA_PARTITIONS_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
 ENABLE = "hoodie.metadata.enable"
@@ -52,9 +52,13 @@ def guard_metadata_table(table_path, props: TableProperties, options: Mapping | 
     return write_properties(root, p)
 
 
-def guard_change(table_path, props: TableProperties, options: Mapping | None, action: str) -> TableProperties:
+def guard_change(table_path, props: TableProperties, options: Mapping | None, action: str,
+                 merges: bool = False) -> TableProperties:
     """What every table service checks before it changes files: the table version is one hudi-log writes,
-    and no metadata table would be left stale (see :func:`guard_metadata_table`). The write checks the same,
-    with its options' agreement with the table in between."""
+    records merge as hudi-log merges them where the action ``merges`` them (compaction, clustering), and no
+    metadata table would be left stale (see :func:`guard_metadata_table`). The write checks the same, with its
+    options' agreement with the table in between."""
     check_writable(props, action)
+    if merges:
+        check_mergeable(props, action)
     return guard_metadata_table(table_path, props, options, action)

@@ -8,12 +8,27 @@ Facts (Apache Hudi ``HoodieTableConfig``):
   ``database`` is ``hoodie.database.name`` (empty when absent) and ``table`` is ``hoodie.table.name``.
   Hudi checks it when the key is present and falls back to ``hoodie.properties.backup`` when the main
   file is missing or fails the check; so do we.
-* Table versions read here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
+* Table versions read and written here: 6 (0.14/0.15), 8 (1.0), 9 (1.1). Timeline layout 1 up to v6, 2 from v8.
+
+Damaged values are refused, naming the file and the key (:class:`PropertyValueError`), where reading on
+would give a wrong answer with no error:
+
+* ``hoodie.table.type`` other than ``COPY_ON_WRITE`` / ``MERGE_ON_READ`` (Java's ``HoodieTableType.valueOf``
+  throws too; we accept any letter case). When the key is missing, Java's default is COPY_ON_WRITE, and
+  reading a MERGE_ON_READ table so brings deleted rows back and loses updates: the key may be missing only
+  where the table looks copy-on-write. The timeline is checked here (an instant of a MERGE_ON_READ-only
+  action: deltacommit, compaction, logcompaction), and the file-system view refuses a data log file
+  (:func:`check_missing_type_log_file`).
+* ``hoodie.timeline.layout.version`` that is not an integer Java's ``TimelineLayoutVersion`` takes (0 to 2),
+  or one the table version does not go with (versions 6: 0 or 1; 8 and 9: 2): another layout would look
+  for instants where there are none, and read an empty table.
+* ``hoodie.table.checksum`` that is not an integer fails the checksum (and so falls back to the backup).
 """
 
 from __future__ import annotations
 
 import datetime
+import re
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,17 +60,61 @@ class TablePropertiesError(TableError):
     """``hoodie.properties`` is missing, unreadable, incomplete or fails its checksum."""
 
 
+class PropertyValueError(TablePropertiesError):
+    """A key of ``hoodie.properties`` holds a value that would make reads wrong (see the module docstring);
+    ``field`` names the key. Not taken for damage the backup may repair: the backup is not read instead."""
+
+    def __init__(self, path, field: str, message: str):
+        self.field = field
+        super().__init__(path, f"{field}: {message}")
+
+
+TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
+#: the timeline layout versions each table version is read with (Java's TimelineLayoutVersion: 0 to 2)
+LAYOUTS_OF_VERSION = {6: (0, 1), 8: (2,), 9: (2,)}
+#: instant file names of actions only a MERGE_ON_READ table has, in either timeline layout
+_MOR_INSTANT = re.compile(r"^\d+(_\d+)?\.(deltacommit|compaction|logcompaction)(\.requested|\.inflight)?$")
+
+
 class UnsupportedTableVersionError(TableError):
     """``hoodie.table.version`` is not one this reader knows (6, 8, 9)."""
 
 
-#: the table versions hudi-log writes (it reads 9 too)
-WRITABLE_TABLE_VERSIONS = (6, 8)
+#: the table versions hudi-log writes
+WRITABLE_TABLE_VERSIONS = (6, 8, 9)
 
 
 class UnwritableTableVersionError(UnsupportedTableVersionError):
-    """A table hudi-log reads but does not write (version 9, Hudi 1.1): every action that would change its
-    files refuses, the same way, before it changes anything."""
+    """A table hudi-log reads but does not write: every action that would change its files refuses, the same
+    way, before it changes anything."""
+
+
+class UnsupportedMergeConfigError(TablePropertiesError):
+    """The table merges records in a way hudi-log does not (version 9's partial updates or merge properties):
+    an action that merges records would merge them differently from Java, so it refuses."""
+
+
+#: version 9 (Hudi 1.1, ``HoodieTableConfig``): how records merge beyond the merge mode and ordering fields.
+#: ``EightToNineUpgradeHandler`` and ``inferMergingConfigsForV9TableCreation`` set them for the payloads they
+#: retire (partial updates of ``PartialUpdateAvroPayload`` and Debezium's, the delete markers of AWS DMS and
+#: Debezium); hudi-log merges by the event- or commit-time mode and ordering fields alone, so it merges no
+#: table that has them, nor one whose merge mode is CUSTOM (versions 8 and 9: a user's merger or payload).
+PARTIAL_UPDATE_MODE = "hoodie.table.partial.update.mode"
+MERGE_MODE = "hoodie.record.merge.mode"
+MERGE_PROPERTY_PREFIX = "hoodie.record.merge.property."
+
+
+def check_mergeable(props: "TableProperties", action: str) -> None:
+    """Refuse ``action`` (one that merges records: a write, a compaction, a clustering) on a table whose
+    records merge by more than its merge mode and ordering fields, naming the properties that say so."""
+    odd = [f"{k}={v}" for k, v in props.items()
+           if (k == PARTIAL_UPDATE_MODE and v.strip().upper() not in ("", "NONE"))
+           or (k.startswith(MERGE_PROPERTY_PREFIX) and v.strip())
+           or (k == MERGE_MODE and v.strip().upper() == "CUSTOM")]  # a merger or payload class of the user's
+    if odd:
+        raise UnsupportedMergeConfigError(props.path, f"{action} would merge records of a table that merges by "
+                                          f"{', '.join(sorted(odd))}, which hudi-log does not apply (write it "
+                                          "with Apache Hudi 1.1)")
 
 
 def check_writable(props: "TableProperties", action: str) -> None:
@@ -64,12 +123,12 @@ def check_writable(props: "TableProperties", action: str) -> None:
     if v in WRITABLE_TABLE_VERSIONS:
         return
     if v > max(WRITABLE_TABLE_VERSIONS):
-        advice = ("write it with Apache Hudi 1.1, or downgrade it to version 8 with Apache Hudi 1.1 first (a write "
-                  "with hoodie.write.table.version=8 runs its NineToEightDowngradeHandler)")
+        advice = "write it with the Apache Hudi release that made it"
     else:
         advice = "upgrade it with Apache Hudi 0.14 or later first (its next write upgrades it to version 6)"
     raise UnwritableTableVersionError(props.path, f"{action} would change a table of version {v}, which hudi-log "
-                                      f"reads but does not write (it writes versions 6 and 8): {advice}")
+                                      f"reads but does not write (it writes versions "
+                                      f"{', '.join(map(str, WRITABLE_TABLE_VERSIONS))}): {advice}")
 
 
 def parse_java_properties(text: str) -> dict[str, str]:
@@ -278,17 +337,28 @@ class TableProperties(Mapping):
 
     @property
     def checksum(self) -> int | None:
+        """The stored checksum; None when there is none, or when it is not an integer (then it fails)."""
         v = self._props.get("hoodie.table.checksum")
-        return int(v) if v is not None else None
+        try:
+            return int(v) if v is not None else None
+        except ValueError:
+            return None
 
     def checksum_ok(self) -> bool | None:
         """True/False when a checksum is stored, None when there is none to check."""
-        if self.checksum is None:
+        if "hoodie.table.checksum" not in self._props:
             return None
+        if self.checksum is None:
+            return False  # not an integer: damaged
         try:
             return table_checksum(self._props) == self.checksum
         except KeyError:
             return False
+
+    @property
+    def table_type_missing(self) -> bool:
+        """``hoodie.table.type`` is absent (Java's default COPY_ON_WRITE applies, where the files agree)."""
+        return "hoodie.table.type" not in self._props
 
     def to_dict(self) -> dict[str, str]:
         return dict(self._props)
@@ -312,8 +382,12 @@ def _read_one(path: Path) -> TableProperties:
     if "hoodie.table.version" not in props and "hoodie.table.name" not in props:
         raise TablePropertiesError(path, "damaged table properties: neither hoodie.table.name nor hoodie.table.version")
     if tp.checksum_ok() is False:
+        stored = props.get("hoodie.table.checksum")
+        if tp.checksum is None:
+            raise TablePropertiesError(path, f"damaged table properties: hoodie.table.checksum is not an integer: "
+                                             f"{stored!r}")
         raise TablePropertiesError(
-            path, f"checksum mismatch: hoodie.table.checksum={props.get('hoodie.table.checksum')} but "
+            path, f"checksum mismatch: hoodie.table.checksum={stored} but "
                   f"CRC32('{tp.database}.{tp.name}')={table_checksum(props) if 'hoodie.table.name' in props else '?'}")
     if "hoodie.table.name" not in props:
         raise TablePropertiesError(path, "damaged table properties: hoodie.table.name missing")
@@ -326,7 +400,62 @@ def _read_one(path: Path) -> TableProperties:
     if version not in SUPPORTED_TABLE_VERSIONS:
         raise UnsupportedTableVersionError(
             path, f"unknown table version {version} (supported: {', '.join(map(str, SUPPORTED_TABLE_VERSIONS))})")
+    _check_layout(tp)
+    _check_table_type(tp)
     return tp
+
+
+def _check_layout(tp: TableProperties) -> None:
+    v = tp.get("hoodie.timeline.layout.version")
+    if v is None:
+        return  # the table version's own layout
+    allowed = LAYOUTS_OF_VERSION[tp.version]
+    try:
+        layout = int(v)
+    except ValueError:
+        layout = None
+    if layout not in allowed:
+        raise PropertyValueError(tp.path, "hoodie.timeline.layout.version", (
+            f"unknown timeline layout version {v!r} for table version {tp.version}, which is read with layout "
+            f"{' or '.join(map(str, allowed))}; reading on would look for instants where there are none (repair "
+            "hoodie.properties, e.g. from hoodie.properties.backup)"))
+
+
+def _check_table_type(tp: TableProperties) -> None:
+    """``hoodie.table.type`` one of :data:`TABLE_TYPES`; when missing, no MERGE_ON_READ-only instant on the
+    active timeline (the log files are the file-system view's to check)."""
+    if not tp.table_type_missing:
+        if tp.table_type not in TABLE_TYPES:
+            raise PropertyValueError(tp.path, "hoodie.table.type", (
+                f"unknown table type {tp['hoodie.table.type']!r} (COPY_ON_WRITE or MERGE_ON_READ; repair "
+                "hoodie.properties)"))
+        return
+    meta = tp.path.parent
+    # hoodie.timeline.path is the table's own word: contained like every such path (hudi_log.containment)
+    folder = within_table(meta, tp.timeline_path, source=tp.path, field="hoodie.timeline.path") \
+        if tp.timeline_path else meta
+    try:
+        names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        names = []  # the timeline's own read says what is wrong with its folder
+    evidence = next((n for n in names if _MOR_INSTANT.match(n)), None)
+    if evidence is not None:
+        raise missing_type_error(tp, f"the timeline holds {folder / evidence}")
+
+
+def missing_type_error(tp: TableProperties, evidence: str) -> PropertyValueError:
+    """``hoodie.table.type`` is missing from a table that ``evidence`` shows is MERGE_ON_READ."""
+    return PropertyValueError(tp.path, "hoodie.table.type", (
+        f"missing, so Hudi would read the table as COPY_ON_WRITE, but {evidence}, which only a MERGE_ON_READ "
+        "table has: read so, deleted rows would come back and updates be lost (add "
+        "hoodie.table.type=MERGE_ON_READ to hoodie.properties)"))
+
+
+def check_missing_type_log_file(tp: TableProperties, log_file) -> None:
+    """A data log file in a table whose ``hoodie.table.type`` is missing: refused (see the module docstring).
+    A CDC log file (``.cdc``) is no evidence: copy-on-write tables with CDC write them too."""
+    if tp.table_type_missing and not str(log_file).endswith(".cdc"):
+        raise missing_type_error(tp, f"it holds the log file {log_file}")
 
 
 def read_properties(table_path) -> TableProperties:
@@ -345,7 +474,7 @@ def read_properties(table_path) -> TableProperties:
         raise TablePropertiesError(main, "missing table properties (hoodie.properties)")
     try:
         return _read_one(main)
-    except UnsupportedTableVersionError:
+    except (UnsupportedTableVersionError, PropertyValueError):
         raise
     except TablePropertiesError:
         if backup.is_file():

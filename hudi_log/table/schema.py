@@ -21,6 +21,12 @@
   The same rules hold inside structs (a new nested field goes at the end of its struct), list elements
   and map values. Anything else is :class:`SchemaEvolutionError`, naming the (nested) column. The table's
   own spelling of an unchanged column stays (e.g. a decimal as ``bytes`` that an older hudi-log wrote).
+* A batch's schema other readers could not read is refused before anything is written
+  (:func:`check_writable`, :class:`~hudi_log.table.errors.WriteSchemaError`): a field name that is not an
+  Avro name (``[A-Za-z_][A-Za-z0-9_]*``: Java's ``Schema.Field`` throws on it, so do Spark's
+  ``SchemaConverters`` and hudi-rs), a name twice in one record, a decimal whose precision is over 38 (Spark's
+  and Arrow's ``decimal128`` limit, which Java's Spark readers and hudi-rs read with) or whose scale is not
+  within 0 and its precision. Nested fields too, named by their dotted path.
 * Reading with the latest schema, as Hudi's readers do: :func:`read_type` (the type a file's column
   reads as), :func:`cast_column` (Arrow columns; also used to cast a narrower batch on write) and
   :func:`coerce_value` (decoded records) give the same values; a number promoted to string reads as Java's
@@ -30,6 +36,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Mapping
 
 import pyarrow as pa
@@ -39,8 +46,8 @@ from ..format.content.avro_arrow import arrow_to_avro_schema, fix_null_ordering
 from ..format.content.meta_fields import META_FIELDS, strip_meta_fields
 from ..log.append_handle import avro_to_arrow_schema
 from .properties import TableProperties
-from .timeline.timeline import Timeline
-from .errors import SchemaEvolutionError
+from .timeline.timeline import Timeline, TimelineError
+from .errors import SchemaEvolutionError, WriteSchemaError
 
 #: (table type, batch type) pairs where the batch's type becomes the column's (a widening)
 PROMOTIONS = frozenset({("int", "long"), ("int", "float"), ("int", "double"), ("int", "string"),
@@ -60,13 +67,81 @@ def current_schema(props: TableProperties, timeline: Timeline) -> dict | None:
         except Exception:  # noqa: BLE001 - an unreadable commit file: look further back
             continue
         if s:
-            return fix_null_ordering(strip_meta_fields(json.loads(s)))
+            return fix_null_ordering(strip_meta_fields(_schema_json(s, inst.path or timeline.folder / inst.file_name,
+                                                                    "extraMetadata.schema")))
     s = props.get("hoodie.table.create.schema")
-    return fix_null_ordering(strip_meta_fields(json.loads(s))) if s else None
+    if not s:
+        return None
+    return fix_null_ordering(strip_meta_fields(_schema_json(s, props.path, "hoodie.table.create.schema")))
+
+
+def _schema_json(text: str, where, field: str) -> dict:
+    """An Avro record schema stored as JSON text; damage is a :class:`TimelineError` naming the file and field."""
+    try:
+        schema = json.loads(text)
+    except ValueError as e:
+        raise TimelineError(where, f"{field} is not JSON: {e}") from None
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
+        raise TimelineError(where, f"{field} is not an Avro record schema")
+    return schema
 
 
 def batch_schema(arrow_schema, table_name: str) -> dict:
     return arrow_to_avro_schema(arrow_schema, name=table_name, namespace=f"hoodie.{table_name}")
+
+
+#: Avro's rule for names (the specification's "Names"), which Java's ``Schema`` enforces
+AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the greatest decimal precision every reader of the table takes (Spark's DecimalType, Arrow's decimal128)
+MAX_DECIMAL_PRECISION = 38
+
+
+def check_writable(table_path, schema: Mapping) -> None:
+    """Refuse (:class:`WriteSchemaError`, naming the table and the column) a batch's Avro record schema that
+    would make a table other readers cannot read (see the module docstring)."""
+    problem = _record_problem(schema, "")
+    if problem is not None:
+        raise WriteSchemaError(table_path, f"{problem}; nothing was written")
+
+
+def _record_problem(record: Mapping, prefix: str) -> str | None:
+    seen = set()
+    for f in record.get("fields") or []:
+        name = f.get("name")
+        where = f"{prefix}{name}"
+        if not isinstance(name, str) or not AVRO_NAME.fullmatch(name):
+            return (f"column {where!r}: {name!r} is not an Avro name (letters, digits and '_', not starting with a "
+                    "digit), which Hudi's Avro schema must carry; rename the column")
+        if name in seen:
+            return f"column {where!r} is given twice; give each column once"
+        seen.add(name)
+        problem = _type_problem(f.get("type"), where)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _type_problem(t, where: str) -> str | None:
+    if isinstance(t, list):
+        return next((p for p in (_type_problem(b, where) for b in t) if p is not None), None)
+    if not isinstance(t, Mapping):
+        return None
+    kind = t.get("type")
+    if kind in ("record", "error"):
+        return _record_problem(t, where + ".")
+    if kind == "array":
+        return _type_problem(t.get("items"), where + ".element")
+    if kind == "map":
+        return _type_problem(t.get("values"), where + ".value")
+    if t.get("logicalType") == "decimal":
+        precision, scale = t.get("precision"), t.get("scale", 0)
+        if not isinstance(precision, int) or not 1 <= precision <= MAX_DECIMAL_PRECISION:
+            return (f"column {where!r}: decimal precision {precision} is not within 1 and {MAX_DECIMAL_PRECISION}, "
+                    "what Spark, Java's readers and hudi-rs read; cast it to a decimal of precision 38 or less, or "
+                    "to a string")
+        if not isinstance(scale, int) or not 0 <= scale <= precision:
+            return f"column {where!r}: decimal scale {scale} is not within 0 and its precision {precision}"
+    return None
 
 
 def _non_null(t):

@@ -8,7 +8,9 @@
   it, and every committed log file is as long as its commits wrote (:mod:`.read.integrity`);
 * every log file of the table (the metadata table's included) is framed and every block's content
   decodes: records with their SCHEMA header, delete payloads. A damaged span past a log file's committed
-  extent is a failed write's tail that Hudi skips as well: it is listed as a note, not as damage.
+  extent is a failed write's tail that Hudi skips as well: it is listed as a note, not as damage;
+* every committed base file that is there decodes, row group by row group (a read of a truncated or
+  garbled one fails with :class:`~hudi_log.errors.DamagedFileError`).
 
 The report's ``code`` follows ``validate``'s contract for files: 0 intact, 1 damaged; a folder that is not
 a table raises :class:`~hudi_log.table.properties.NotAHudiTableError` (the CLI's 2).
@@ -18,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..paths import AnyPath, as_path, walk_dirs
-from ..errors import HudiLogError
+from ..paths import AnyPath, as_path, open_parquet, parquet_errors, walk_dirs
+from ..errors import DamagedFileError, HudiLogError
 from ..format.grammar import DATA_BLOCK_TYPES, BlockType
 from ..format.reader import open_log
 from .properties import read_properties
@@ -46,6 +48,7 @@ class TableReport:
     checksum_ok: bool | None = None
     instants: int = 0
     committed_files: int = 0
+    base_files: int = 0
     log_files: int = 0
     blocks: int = 0
     problems: list[Problem] = field(default_factory=list)
@@ -61,7 +64,8 @@ class TableReport:
 
     def to_dict(self) -> dict:
         return {"path": self.path, "ok": self.ok, "checksum_ok": self.checksum_ok, "instants": self.instants,
-                "committed_files": self.committed_files, "log_files": self.log_files, "blocks": self.blocks,
+                "committed_files": self.committed_files, "base_files": self.base_files,
+                "log_files": self.log_files, "blocks": self.blocks,
                 "problems": [p.to_dict() for p in self.problems], "notes": list(self.notes)}
 
 
@@ -108,6 +112,19 @@ def _check_log(path: AnyPath, extent: tuple[int, str] | None, report: TableRepor
         report.problems.append(Problem("damaged", str(path), f"cannot be read: {e}"))
 
 
+def _check_base(path: AnyPath, instant: str, report: TableReport) -> None:
+    """Decode every row group of a base file, one at a time (memory: one row group)."""
+    try:
+        with open_parquet(path) as f:
+            for i in range(f.num_row_groups):
+                with parquet_errors(path):
+                    f.read_row_group(i)
+    except DamagedFileError as e:
+        report.problems.append(Problem("damaged", str(path), e.message, instant))
+    except OSError as e:
+        report.problems.append(Problem("damaged", str(path), f"cannot be read: {e.strerror or e}", instant))
+
+
 def validate_table(path) -> TableReport:
     """Check the table at ``path`` (see the module docstring); problems are collected, not raised."""
     root = as_path(path)
@@ -134,6 +151,11 @@ def validate_table(path) -> TableReport:
     extents = {(root / cf.rel_path): (cf.size, cf.instant) for cf in files.values()
                if cf.is_log and cf.size and not cf.group}
     short = {f.path for f in findings}
+    for cf in sorted(files.values(), key=lambda cf: cf.rel_path):
+        full = root / cf.rel_path
+        if not cf.is_log and str(full) not in short and full.exists():
+            report.base_files += 1
+            _check_base(full, cf.instant, report)
     for lf in _log_files(root):
         report.log_files += 1
         if str(lf) not in short:  # a short log's lost tail is reported once, above

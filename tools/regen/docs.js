@@ -245,19 +245,20 @@ ul.cases { margin: .2em 0; padding-left: 1.2em; } p.ref { font-size: 12px; color
 nav ul { columns: 3; } .diagram svg { max-width: 100%; height: auto; }
 `;
 
-function renderDocs(spec) {
+// `source` names the .ksy in the page; a spec without the log's `block` type (spec/hfile.ksy) gets no diagram.
+function renderDocs(spec, source = "spec/hudi_log.ksy") {
   const meta = spec.meta || {};
   const typeNames = Object.keys(spec.types || {});
   const enumNames = Object.keys(spec.enums || {});
-  const svg = blockDiagram(spec);
+  const svg = source === "spec/hudi_log.ksy" ? blockDiagram(spec) : null;
   const body = [
     `<h1>${inline(meta.title || meta.id)}</h1>`,
     `<p class="ref">Format id <code>${esc(meta.id)}</code>, file extension <code>${esc(meta["file-extension"] || "")}</code>, ` +
       `default byte order ${meta.endian === "be" ? "big-endian" : "little-endian"}, text ${esc(meta.encoding || "")}, ` +
-      `license ${esc(meta.license || "")}. Written from spec/hudi_log.ksy by tools/regen (do not edit).</p>`,
+      `license ${esc(meta.license || "")}. Written from ${esc(source)} by tools/regen (do not edit).</p>`,
     markdown(spec.doc),
     docRefs(spec["doc-ref"]),
-    `<div class="diagram">${svg.replace(/^<svg /, '<svg role="img" aria-label="one log block" ')}</div>`,
+    svg ? `<div class="diagram">${svg.replace(/^<svg /, '<svg role="img" aria-label="one log block" ')}</div>` : "",
     `<nav><h2>Contents</h2><ul>${["file", ...typeNames].map((n) => `<li><a href="#type-${esc(n)}">${esc(n)}</a></li>`).join("")}` +
       `${enumNames.map((n) => `<li><a href="#enum-${esc(n)}">enum ${esc(n)}</a></li>`).join("")}</ul></nav>`,
     "<h2>Types</h2>",

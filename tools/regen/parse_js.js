@@ -3,7 +3,7 @@
 // kaitai-struct runtime -- the engine the Kaitai Web IDE runs -- and prints, per file, the whole
 // parse tree as JSON: every seq field and every instance, names in the .ksy's snake_case, so that
 // tests/test_grammar_js.py can compare it with the generated Python codec's tree field by field.
-//   node tools/regen/parse_js.js JS_DIR FILE...
+//   node tools/regen/parse_js.js [--module Hfile] JS_DIR FILE...
 // Per file: {"path", "tree"} or {"path", "error": {"name", "src_path"}} when parsing fails.
 // Values: byte arrays as {"bytes": hex} (or {"sha256", "len"} above 64 bytes), numbers as numbers
 // (NaN and infinities as strings), an instance that throws as {"error": name}.
@@ -55,9 +55,13 @@ function dump(v) {
   return out;
 }
 
-const [jsDir, ...files] = process.argv.slice(2);
-const HudiLog = require(path.resolve(jsDir, "HudiLog.js"));
-const Cls = HudiLog.HudiLog || HudiLog;
+const args = process.argv.slice(2);
+// --module Hfile: the codec of spec/hfile.ksy instead of the log's
+const moduleAt = args.indexOf("--module");
+const moduleName = moduleAt >= 0 ? args.splice(moduleAt, 2)[1] : "HudiLog";
+const [jsDir, ...files] = args;
+const Loaded = require(path.resolve(jsDir, `${moduleName}.js`));
+const Cls = Loaded[moduleName] || Loaded;
 const out = [];
 for (const file of files) {
   try {

@@ -29,26 +29,37 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
+from .hfile_grammar import (
+        BLOCK_HEADER_SIZE,
+    PB_MAGIC,
+    TRAILER_MAGIC,
+    TRAILER_SIZE,
+    ChecksumType,
+    CompressionCodec,
+    HFileLayout,
+    parse_layout,
+)
 from .hfile_wire import HFileError, _crc32c, _delimited_message, _protobuf_fields
 
 __all__ = [
     "HFileError",
     "HFileKeyValue",
     "HFileContents",
+    "HFileLayout",
     "read_hfile",
+    "write_hfile",
     "TRAILER_SIZE",
     "COMPRESSION_CODECS",
 ]
 
-TRAILER_SIZE = 4096
-TRAILER_MAGIC = b'TRABLK"$'
-PB_MAGIC = b"PBUF"
+# Sizes, magics and codes come from spec/hfile.ksy (through .hfile_grammar): one place per fact.
 
 # Header sizes: 8 magic + 4 + 4 + 8 without checksum fields; + 1 + 4 + 4 with them.
 HEADER_SIZE_NO_CHECKSUM = 24
-HEADER_SIZE_WITH_CHECKSUM = 33
+HEADER_SIZE_WITH_CHECKSUM = BLOCK_HEADER_SIZE
 # HBase minor version from which every block header carries the checksum fields.
 MINOR_VERSION_WITH_CHECKSUM = 1
 
@@ -61,10 +72,12 @@ FILE_INFO_MAGIC = b"FILEINF2"
 _INLINE_NON_DATA_MAGICS = frozenset({b"IDXLEAF2", b"IDXINTE2", b"BLMFBLK2"})
 
 # Ordinals of HBase's Compression.Algorithm as stored in the trailer; they never change.
-COMPRESSION_CODECS = ("LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD")
+COMPRESSION_CODECS = tuple(c.name.upper() for c in sorted(CompressionCodec, key=lambda c: c.value))
 
 # HBase ChecksumType codes.
-_CHECKSUM_NULL, _CHECKSUM_CRC32, _CHECKSUM_CRC32C = 0, 1, 2
+_CHECKSUM_NULL, _CHECKSUM_CRC32, _CHECKSUM_CRC32C = (
+    t.value for t in (ChecksumType.null, ChecksumType.crc32, ChecksumType.crc32c)
+)
 _CHECKSUM_SIZE = 4
 
 # File-info keys that change the key/value entry layout (HBase HFileReaderImpl semantics).
@@ -108,6 +121,16 @@ class HFileContents:
     comparator: str
     """Comparator class name from the trailer (Hudi: HoodieHBaseKVComparator)."""
     records: list[HFileKeyValue]
+    meta_blocks: dict[str, bytes] = field(default_factory=dict, repr=False)
+    """Named meta blocks to write (Hudi's base files: ``bloomFilter``). A file read leaves this empty and
+    keeps its own in ``layout``; contents given some are laid out again by ``write_hfile``."""
+    source: bytes | None = field(default=None, compare=False, repr=False)
+    """The bytes these contents were read from (``None`` for contents built to be written)."""
+
+    @cached_property
+    def layout(self) -> HFileLayout | None:
+        """The file as spec/hfile.ksy lays it out (its blocks as stored, its trailer), parsed on first use."""
+        return parse_layout(self.source) if self.source is not None else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -561,4 +584,8 @@ def _read(data: bytes, verify_checksums: bool) -> HFileContents:
         file_info=file_info,
         comparator=trailer.comparator,
         records=records,
+        source=data,
     )
+
+
+from .hfile_writer import write_hfile  # noqa: E402  (it writes the HFileContents defined above)

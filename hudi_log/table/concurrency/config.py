@@ -64,6 +64,12 @@ class ConcurrencyConfig:
         return self.mode == OPTIMISTIC
 
     @property
+    def others_may_write(self) -> bool:
+        """Another writer may be live beside this one: optimistic concurrency, or a lock provider named (a
+        single writer names one only to share the table). Without either, Java's promise is one writer."""
+        return self.optimistic or self.lock_provider is not None
+
+    @property
     def heartbeat_timeout_s(self) -> float:
         """A heartbeat older than this is expired (Java: ``interval × tolerable misses``)."""
         return self.heartbeat_interval_ms * self.heartbeat_misses / 1000.0

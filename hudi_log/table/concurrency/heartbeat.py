@@ -55,6 +55,13 @@ def is_expired(table_path, instant: str, config: ConcurrencyConfig, now: float |
     return _stale(heartbeat_path(table_path, instant), config.heartbeat_timeout_s, now)
 
 
+def heartbeat_expiry(table_path, instant: str, config: ConcurrencyConfig) -> float | None:
+    """When the heartbeat of ``instant`` expires (seconds since the epoch: its last beat plus interval ×
+    tolerable misses) if no beat comes before; None without a heartbeat (expired already)."""
+    beat = last_beat(table_path, instant)
+    return None if beat is None else beat + config.heartbeat_timeout_s
+
+
 def heartbeat_age(table_path, instant: str) -> float | None:
     beat = last_beat(table_path, instant)
     return None if beat is None else time.time() - beat

@@ -32,7 +32,8 @@ _POLL_S = 0.02
 
 
 class FileSystemLock:
-    """Java's ``FileSystemBasedLockProvider`` on a local file system (create-if-absent is atomic there)."""
+    """Java's ``FileSystemBasedLockProvider``: create-if-absent is atomic on local disk and on S3 (a PUT with
+    ``If-None-Match: *``); a check, then a PUT, on GCS and Azure (:func:`hudi_log.paths.create_new`)."""
 
     def __init__(self, table_path, config: ConcurrencyConfig):
         folder = as_path(config.lock_fs_path) if config.lock_fs_path else as_path(table_path) / ".hoodie"
@@ -69,7 +70,7 @@ class FileSystemLock:
             "lockStacksInfo": [],
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:  # atomic on local disk; check-then-PUT on an object store (hudi_log.paths.create_new)
+        try:  # atomic on local disk and S3 (hudi_log.paths.create_new)
             create_new(self.path, json.dumps(info, indent=2).encode())
         except FileExistsError:
             return False

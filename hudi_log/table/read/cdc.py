@@ -21,6 +21,13 @@ Per write stat of each, by Java's inference cases:
 * **REPLACE_COMMIT**: every row of a replaced file group (insert_overwrite, delete_partition) is ``d``.
 
 ``ts_ms`` is the instant's requested time in every case, as Java's readers set it.
+
+Cleaned versions: the file group versions an instant's changes are computed from (its own files, and the
+version before it, ``prevCommit``) must still be there. Java's readers open those files and fail on a missing
+one; here a version the cleaner removed would read as no rows (updates turned into inserts, changes lost), so
+:func:`check_versions` refuses the query first, naming the instants
+(:class:`~hudi_log.table.errors.IncrementalCommitsGoneError`). Java's full-table-scan fallback is for
+latest-state reads only: a CDC read has none.
 """
 
 from __future__ import annotations
@@ -40,7 +47,8 @@ from ...format.reader import open_log
 from ...containment import within_table
 from ...paths import as_path
 from ..cdc import CDC_ARROW_SCHEMA, DATA_BEFORE, DATA_BEFORE_AFTER, DELETE, INSERT, OP_KEY_ONLY, UPDATE
-from ..errors import QueryError
+from ...containment import within_table
+from ..errors import IncrementalCommitsGoneError, QueryError
 from ..timeline.commit_metadata import write_stats
 from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Instant
 from .query import HudiTable, ReadPlan, read_slice
@@ -214,6 +222,48 @@ def instant_changes(table: HudiTable, snaps: _Snapshots, inst: Instant) -> Itera
                 yield Change(DELETE, ts, spark_json(old), None)
 
 
+def _lost_version(table: HudiTable, snaps: _Snapshots, inst: Instant) -> str | None:
+    """What of the file group versions ``inst``'s changes are computed from is gone, or None."""
+    md = table.timeline.commit_metadata(inst)
+    prev = _previous(table, inst)
+    mode = table.properties.cdc_mode
+    for stat in write_stats(md):
+        part, fid, rel = stat.get("partitionPath") or "", stat.get("fileId"), stat.get("path")
+        if stat.get("cdcStats") and mode == DATA_BEFORE_AFTER:
+            continue  # the CDC log files hold both images (read, and checked, by _cdc_records)
+        if rel and not within_table(table.path, rel, source=f"commit {inst.requested_time}", field="path",
+                                    timeline=False).exists():
+            return f"its file {rel}"
+        before = stat.get("prevCommit")
+        if prev is None or before in (None, "", "null") or before >= inst.requested_time \
+                or (stat.get("cdcStats") and mode == DATA_BEFORE):  # no version before (a new file group)
+            continue
+        if not any(t.partition == part and t.file_id == fid and t.base_instant >= before
+                   for t in snaps.plan(prev).tasks):
+            return f"the version of file group {fid} before it (commit {before})"
+    for part, fids in (md.get("partitionToReplaceFileIds") or {}).items():
+        for fid in fids or []:
+            if prev is not None and not any(t.partition == (part or "") and t.file_id == fid
+                                            for t in snaps.plan(prev).tasks):
+                return f"the replaced file group {fid}"
+    return None
+
+
+def check_versions(table: HudiTable, snaps: _Snapshots, insts: list[Instant]) -> None:
+    """Refuse (before any change is computed) instants whose file group versions the cleaner removed."""
+    lost = [(i.requested_time, what) for i in insts if yields_changes(table, i)
+            for what in [_lost_version(table, snaps, i)] if what]
+    if lost:
+        named = "; ".join(f"{t}: {what}" for t, what in lost[:10]) + (f"; and {len(lost) - 10} more"
+                                                                       if len(lost) > 10 else "")
+        raise IncrementalCommitsGoneError(
+            table.path, f"CDC query: the file versions the changes of {len(lost)} instant(s) are computed from are "
+            f"gone (removed by the cleaner, or lost): {named}. Read changes within the commits the cleaner retains "
+            "(hoodie.cleaner.commits.retained), or read the latest state (an incremental query without the cdc "
+            "format, with hoodie.datasource.read.incr.fallback.fulltablescan.enable)",
+            tuple(t for t, _ in lost))
+
+
 def open_cdc_table(path) -> HudiTable:
     table = HudiTable(path)
     if not table.properties.cdc_enabled:
@@ -251,10 +301,14 @@ def iter_changes(path, requested_times) -> Iterator[pa.Table]:
     previous one's "after")."""
     table = open_cdc_table(path)
     snaps = _Snapshots(table)
+    insts = []
     for t in requested_times:
         inst = table.timeline.instant(t)
         if inst is None or not inst.is_completed:
             raise CdcQueryError(table.path, f"instant {t} is not a completed instant of the table")
+        insts.append(inst)
+    check_versions(table, snaps, insts)
+    for inst in insts:
         rows = list(instant_changes(table, snaps, inst)) if yields_changes(table, inst) else []
         yield pa.Table.from_pylist([c.__dict__ for c in rows], schema=CDC_ARROW_SCHEMA)
 

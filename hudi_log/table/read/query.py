@@ -12,6 +12,9 @@
     that instant (it completed after it was requested).
   * table version < 8 (Hudi's V1 relation): requested times, ``begin`` exclusive, ``end`` inclusive —
     ``begin < _hoodie_commit_time <= end``, snapshot as of ``end``.
+  * over commits whose files the cleaner removed (or archived ones that cannot be checked): an
+    ``IncrementalCommitsGoneError`` naming them, or with ``fallback_full_table_scan`` Java's scan of the latest
+    snapshot filtered by commit time (:mod:`.incremental`); never fewer rows without a word.
 
 Reading is planned, then done one file slice at a time (the unit a parallel reader or Spark hands out)::
 
@@ -60,6 +63,7 @@ from ...format.content import avro_columnar  # noqa: F401  (loads polars with th
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
 from ..view.base_file import conform
+from .incremental import incremental_scope
 from .instants import query_arguments, validate_as_of
 from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
 from .merge import NotVectorizable, TwoStepBase, merge_slice
@@ -67,7 +71,6 @@ from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
-from ..timeline.lsm_history import read_history
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
@@ -117,6 +120,10 @@ class ReadContext:
     log_extents: tuple[tuple[str, int, str], ...] = ()  # (log file name, committed extent, commit)
     reported: frozenset[str] = frozenset()  # files the plan already reported
     ordered: bool = True  # False: a slice's rows in any order (a Spark DataFrame has none), the merge's reorder skipped
+    #: incremental: the latest snapshot filtered by commit time (the fallback of .incremental), and, below table
+    #: version 8, the window's upper end when it is not ``bound``
+    full_table_scan: bool = False
+    window_end: str | None = None
 
     @property
     def schema(self) -> pa.Schema:
@@ -154,14 +161,18 @@ class HudiTable:
         return as_of
 
     def plan(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-             filters=None, *, validate: bool = True, strict: bool = False) -> ReadPlan:
+             filters=None, *, validate: bool = True, strict: bool = False,
+             fallback_full_table_scan: bool = False) -> ReadPlan:
         """The slices to read for a query, and the result's schema (no slice data is read).
 
         Instant arguments are checked first (:mod:`.instants`): a malformed time, an option the query
         does not take and a time travel Hudi refuses raise :class:`~hudi_log.table.errors.QueryError`.
         ``validate=False`` is for the table services, which plan as of a completed instant of their own.
         A committed file found missing or damaged (:mod:`.integrity`) is a warning, or with ``strict`` an
-        :class:`~hudi_log.table.errors.IntegrityError`.
+        :class:`~hudi_log.table.errors.IntegrityError`. An incremental range whose commits' files the cleaner
+        removed raises :class:`~hudi_log.table.errors.IncrementalCommitsGoneError`, or, with
+        ``fallback_full_table_scan`` (Java's ``hoodie.datasource.read.incr.fallback.fulltablescan.enable``), is
+        read from the latest snapshot filtered by commit time (:mod:`.incremental`).
         """
         if query not in QUERY_TYPES:
             raise QueryError(self.path, f"unknown query type {query!r} (use {', '.join(QUERY_TYPES)})")
@@ -170,14 +181,13 @@ class HudiTable:
         as_of, begin, end = args["as_of"], args["begin"], args["end"]
         if validate and as_of is not None:
             validate_as_of(self.timeline, as_of)
-        commit_times = None
+        commit_times, scope = None, None
         if query == "incremental":
             if begin is None:
                 raise QueryError(self.path, "an incremental query needs begin")
-            if props.version >= 8:
-                commit_times, bound = self._completed_between(begin, end)
-            else:
-                bound = self._bound(end)
+            scope = incremental_scope(self.path, props, self.timeline, begin, end, self._bound(None),
+                                      fallback_full_table_scan)
+            commit_times, bound = scope.commit_times, scope.bound
         else:
             bound = self._bound(as_of)
         cols = tuple(columns) if columns else None
@@ -190,7 +200,9 @@ class HudiTable:
                         merge_mode=props.merge_mode, key_fields=tuple(props.record_key_fields),
                         completed=frozenset(self.timeline.completed_commit_times()),
                         timeline_start=self._scan_start(),
-                        columns=cols, filters=flts, commit_times=commit_times, strict=strict)
+                        columns=cols, filters=flts, commit_times=commit_times, strict=strict,
+                        full_table_scan=bool(scope and scope.full_table_scan),
+                        window_end=scope.window_end if scope else None)
         if bound is None:  # no completed commit yet: an empty table
             ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
             _check_columns(ctx, cols, flts)
@@ -227,19 +239,6 @@ class HudiTable:
         starts += [i.requested_time for i in self.timeline.pending() if i.action in WRITE_ACTIONS][:1]
         starts = [t for t in starts if t is not None]
         return min(starts) if starts else None
-
-    def _completed_between(self, begin: str, end: str | None) -> tuple[frozenset[str], str | None]:
-        """Write instants completed in (begin, end] (completion times), and the last one's requested time.
-        When begin is older than every active completion, archived write instants of the LSM history count
-        too, as Java's ``IncrementalQueryAnalyzer`` loads them; their records are read from the latest
-        slices as of the end (what Java returns with the full-table-scan fallback)."""
-        done = [(i.requested_time, i.completion_time or i.requested_time) for i in self.timeline.completed_commits()]
-        if self.properties.timeline_layout_version >= 2 and (not done or begin < min(c for _, c in done)):
-            done += [(r["instantTime"], r.get("completionTime") or r["instantTime"])
-                     for r in read_history(self.path, self.properties, ("instantTime", "completionTime", "action"))
-                     if r.get("action") in WRITE_ACTIONS and r.get("instantTime")]
-        hit = sorted(t for t, c in done if begin < c and (end is None or c <= end))
-        return frozenset(hit), (hit[-1] if hit else None)
 
     def _commit_schema(self, bound: str) -> dict | None:
         """The Avro schema of the latest completed commit ≤ bound that records one."""
@@ -319,10 +318,10 @@ class HudiTable:
         return False
 
     def read(self, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None, filters=None,
-             strict: bool = False) -> pa.Table:
+             strict: bool = False, fallback_full_table_scan: bool = False) -> pa.Table:
         """Plan (instant arguments checked) and read every slice."""
         return read_plan(self.plan(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
-                                   strict=strict))
+                                   strict=strict, fallback_full_table_scan=fallback_full_table_scan))
 
 
 def _plain_partition_paths(props) -> bool:
@@ -554,7 +553,7 @@ def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
         if ctx.commit_times is not None:
             mask = pc.is_in(ct, value_set=pa.array(sorted(ctx.commit_times), pa.string()))
         else:
-            mask = pc.and_(pc.greater(ct, ctx.begin), pc.less_equal(ct, ctx.bound))
+            mask = pc.and_(pc.greater(ct, ctx.begin), pc.less_equal(ct, ctx.window_end or ctx.bound))
         table = table.filter(pc.fill_null(mask, False))
     for col, op, val in ctx.filters:
         table = table.filter(pc.fill_null(_mask(table.column(col), op, val), False))
@@ -607,8 +606,9 @@ def _mask(arr, op: str, val):
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-               filters=None, strict: bool = False) -> pa.Table:
+               filters=None, strict: bool = False, fallback_full_table_scan: bool = False) -> pa.Table:
     """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first). A committed file found missing or
-    damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`)."""
+    damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`); an incremental
+    range over cleaned commits an ``IncrementalCommitsGoneError`` or the fallback's scan (:mod:`.incremental`)."""
     return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
-                                strict=strict)
+                                strict=strict, fallback_full_table_scan=fallback_full_table_scan)

@@ -95,7 +95,11 @@ def is_default_ordering(d) -> bool:
 
 
 def ordering_tuple(ov) -> tuple | None:
-    return None if ov is None else (tuple(ov) if isinstance(ov, (list, tuple)) else (ov,))
+    """A delete's ordering value as the tuple records' ordering values are compared as: an ArrayWrapper's
+    items (several ordering fields, Hudi 1.1) unwrapped to their values."""
+    if ov is None:
+        return None
+    return tuple(getattr(x, "value", x) for x in ov) if isinstance(ov, (list, tuple)) else (ov,)
 
 
 def _same_class(a: Entry, b: Entry) -> bool:

@@ -47,8 +47,7 @@ from ...paths import AnyPath, as_path
 from ...format import grammar
 from ...format.block import LogBlock
 from ...format.grammar import BlockType, HeaderKey
-from ...format.log_file_name import ARCHIVE_EXTENSION, LogFileName, LogFileNameError
-from ...format.reader import open_log
+from ...format.log_file_name import ARCHIVE_EXTENSION
 from ...log.writer import LogWriter
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
@@ -56,8 +55,9 @@ from ..metadata_table import has_metadata_table
 from ..properties import TableError, TableProperties, check_writable, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
+from ..timeline.archive_v6 import archive_folder, read_v6_archive
 from ..timeline.timeline import (
-    CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, SAVEPOINT, WRITE_ACTIONS,
+    CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, WRITE_ACTIONS,
     Instant, Timeline, comparable_action,
 )
 from .clean import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA
@@ -124,9 +124,6 @@ ARCHIVED_META_ENTRY_SCHEMA = _unique_names({
     ],
 }, set())
 _PARSED = fastavro.parse_schema(ARCHIVED_META_ENTRY_SCHEMA)
-_METADATA_FIELD = {COMMIT: "hoodieCommitMetadata", DELTA_COMMIT: "hoodieCommitMetadata", CLEAN: "hoodieCleanMetadata",
-                   ROLLBACK: "hoodieRollbackMetadata", SAVEPOINT: "hoodieSavePointMetadata",
-                   COMPACTION: "hoodieCompactionPlan", REPLACE_COMMIT: "hoodieReplaceCommitMetadata"}
 
 
 @dataclass(frozen=True)
@@ -286,10 +283,6 @@ def _datum(rec: dict) -> bytes:
     return buf.getvalue()
 
 
-def archive_folder(table_path, props: TableProperties) -> AnyPath:
-    return props.meta_folder(table_path, "hoodie.archivelog.folder", "archived")
-
-
 def _write(folder: AnyPath, records: list[dict], batch: int) -> str:
     header = {HeaderKey.schema: json.dumps(ARCHIVED_META_ENTRY_SCHEMA, separators=(",", ":"))}
     blocks = [LogBlock.new(BlockType.avro_data_block, header, grammar.avro_data_content(
@@ -313,7 +306,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     config = ArchiveConfig.of(options, table_path)
     if automatic and not config.automatic:
         return []
-    check_writable(props, "archival")  # version 9 (Hudi 1.1) is read, never changed
+    check_writable(props, "archival")
     props.check_meta_folders(table_path)  # the folders it would write, refused whether or not anything is due
     refusal = None
     if has_metadata_table(table_path, props):
@@ -349,28 +342,8 @@ def read_archive(path, props: TableProperties | None = None) -> list[ArchivedIns
     props = props or read_properties(table_path)
     if props.timeline_layout_version >= 2:
         return read_lsm_archive(table_path, props)
-    folder = archive_folder(table_path, props)
-    files = []
-    if folder.is_dir():
-        for p in folder.iterdir():
-            try:
-                lf = LogFileName.parse(p.name)
-            except LogFileNameError:
-                continue
-            if lf.extension == ARCHIVE_EXTENSION:
-                files.append((lf.version, p))
-    out = []
-    for _, p in sorted(files):
-        for block in open_log(p):
-            if block.corrupt or block.block_type != BlockType.avro_data_block:
-                continue
-            for r in block.records():
-                action = r.get("actionType") or ""
-                md = r.get(_METADATA_FIELD.get(action, "")) or r.get("hoodieCleanerPlan") or {}
-                out.append(ArchivedInstant(r.get("commitTime") or "", action, r.get("actionState") or COMPLETED,
-                                           p.name, md))
-    order = {"REQUESTED": 0, "INFLIGHT": 1, COMPLETED: 2}
-    return sorted(out, key=lambda a: (a.commit_time, order.get(a.state, 3)))
+    return [ArchivedInstant(r.commit_time, r.action, r.state, r.file, r.metadata)
+            for r in read_v6_archive(table_path, props)]
 
 
 __all__ = ["ARCHIVED_META_ENTRY_SCHEMA", "ArchiveConfig", "ArchiveError", "ArchivedInstant", "archive",

@@ -17,8 +17,9 @@ policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
   the completed ``{ts}.clean`` (``{ts}_{completion}.clean`` in layout 2) holds a ``HoodieCleanMetadata``
   (Avro in both layouts, as Hudi writes it; version 2; file *names* per partition).
 * Nothing to delete → no clean instant (we do not write Hudi's optional empty clean commits).
-* A clean found inflight (a killed run) is finished from its plan before a new one is planned; files
-  already gone count as deleted.
+* A clean found pending (a killed run) is executed from its plan before a new one is planned; files
+  already gone count as deleted. Where another writer may be live and its heartbeat is fresh, the clean
+  stops instead, naming it (recovery.py).
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ import fastavro
 from ...containment import relative_in_table, within_table
 from ...paths import as_path, is_uri
 from ..concurrency.config import LAZY, concurrency_config
-from ..concurrency.heartbeat import is_expired, reserve_instant
+from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
+from .recovery import claim_pending
 from .rollback import rollback_failed_writes
 from .savepoint import savepointed_files
 from ..view.file_system_view import parse_base_file_name, parse_log_file_name
@@ -254,26 +256,40 @@ def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: flo
     return plan.instant
 
 
-def _pending(table: HudiTable) -> list[tuple[Instant, bytes, CleanPlan]]:
+def _pending(table: HudiTable) -> list[tuple[Instant, Path, bytes, CleanPlan]]:
     """The pending cleans with their plans, every one read and contained before any is run."""
-    return [(inst, data, CleanPlan.from_bytes(inst.requested_time, data, table.path, req))
+    return [(inst, req, data, CleanPlan.from_bytes(inst.requested_time, data, table.path, req))
             for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError)]
 
 
 def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
+    """Execute every pending clean plan, oldest first (Java's ``CleanActionExecutor`` runs them before it
+    plans a new one): a killed run's, unless another writer may be live and its heartbeat is fresh
+    (recovery.py). The cleans completed."""
     done = []
-    for inst, data, plan in _pending(table):
-        if not is_expired(table.path, inst.requested_time, config):
-            continue  # another live process is cleaning
-        if inst.state != "INFLIGHT":
-            tw.inflight(CLEAN, inst.requested_time, data)
-        done.append(_execute(table, tw, plan, time.monotonic()))
+    for inst, req, data, plan in _pending(table):
+        claim_pending(table.path, inst.requested_time, inst.state, "clean", config, inst.path or req)
+        beat = Heartbeat(table.path, inst.requested_time, config).start()  # this run's now (the dead one's goes)
+        try:
+            if inst.state != "INFLIGHT":
+                tw.inflight(CLEAN, inst.requested_time, data)
+            done.append(_execute(table, tw, plan, time.monotonic()))
+        finally:
+            beat.stop()
     return done
 
 
 def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None) -> str | None:
-    """Clean the table keeping what the last ``retain_commits`` commits need; the clean instant, or None
-    when nothing was to be deleted. Under LAZY failed-writes cleaning (optimistic concurrency) it first
+    """:func:`clean_all`, answering with the last clean it completed (None: nothing was to be deleted and
+    no clean was pending)."""
+    done = clean_all(path, retain_commits, options)
+    return done[-1] if done else None
+
+
+def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None) -> list[str]:
+    """Clean the table keeping what the last ``retain_commits`` commits need: every clean instant completed,
+    in order, pending ones first (a killed run's plan, executed as it was planned), then a new one (none
+    when nothing is to be deleted). Under LAZY failed-writes cleaning (optimistic concurrency) it first
     rolls back the writes whose heartbeat expired, as Java's clean does. The clean runs under the table
     lock, if any, with a heartbeat of its own."""
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
@@ -287,12 +303,13 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     with TableLock(path, config):
         table = HudiTable(path)
         tw = TimelineWriter(table.path, table.properties)
-        if _finish_pending(table, tw, config):
+        finished = _finish_pending(table, tw, config)
+        if finished:
             table = HudiTable(path)
         started = time.monotonic()
         ectr, files = plan_clean(table, retain_commits)
         if ectr is None or not files:
-            return None
+            return finished
         last = table.timeline.latest_completed_commit()
         instant, beat = reserve_instant(table.path, tw, config)
         try:
@@ -301,9 +318,9 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
             data = plan.to_bytes(table.path)
             tw.requested(CLEAN, instant, data)
             tw.inflight(CLEAN, instant, data)
-            return _execute(table, tw, plan, started)
+            return finished + [_execute(table, tw, plan, started)]
         finally:
             beat.stop()
 
 
-__all__ = ["CleanError", "CleanPlan", "clean", "earliest_commit_to_retain", "plan_clean"]
+__all__ = ["CleanError", "CleanPlan", "clean", "clean_all", "earliest_commit_to_retain", "plan_clean"]

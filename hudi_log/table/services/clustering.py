@@ -1,6 +1,6 @@
 """Clustering: rewrite small file groups into fewer, larger base files and replace them (Apache Hudi's
 ``ClusteringPlanActionExecutor`` to schedule, ``SparkExecuteClusteringCommitActionExecutor`` with
-``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6 and 8.
+``SparkSortAndSizeExecutionStrategy`` to run), on COPY_ON_WRITE and MERGE_ON_READ tables, versions 6, 8 and 9.
 
 Schedule (``schedule_clustering``), Java's default plan strategy for Spark
 (``SparkSizeBasedClusteringPlanStrategy`` on ``PartitionAwareClusteringPlanStrategy``):
@@ -18,9 +18,10 @@ Schedule (``schedule_clustering``), Java's default plan strategy for Spark
 
 Run (``run_clustering``):
 
-* ``.inflight`` (empty, as Java writes it). A clustering already inflight whose process is gone (no live
-  heartbeat) was killed: it is rolled back first, as Java's ``rollbackInflightClustering`` does (its new
-  files deleted, a ``rollback`` instant recorded, the instant back to requested with its plan), then run again.
+* ``.inflight`` (empty, as Java writes it). A clustering already inflight was killed: it is rolled back
+  first, as Java's ``rollbackInflightClustering`` does (its new files deleted, a ``rollback`` instant
+  recorded, the instant back to requested with its plan), then run again; where another writer may be live,
+  only once its heartbeat expired (recovery.py).
 * Each group's slices are read merged (base + logs, the reader's merge rules), bounded by the latest write
   completed before the clustering instant; rows keep their meta fields (``preserveHoodieMetadata``) but
   ``_hoodie_file_name``; sorted by the sort columns when given (Java's linear sort), else in slice order;
@@ -52,9 +53,9 @@ from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import FILE_NAME, schema_json
 from ...format.log_file_name import make_write_token
 from ..concurrency.config import concurrency_config
-from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
+from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
-from ..errors import ConcurrentWriterError
+from ..errors import InstantLostError
 from ..metadata_table import guard_change
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
@@ -70,6 +71,7 @@ from ..timeline.writer import TimelineWriter
 from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..view.file_system_view import FileSlice, parse_base_file_name, parse_log_file_name
 from .compaction import pending_compactions, planned_files, read_before, run_pending_then_new
+from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 
 _P = "hoodie.clustering.plan.strategy."
@@ -169,7 +171,7 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)  # the metadata table was dropped (hoodie.metadata.enable=false)
         schema = current_schema(table.properties, table.timeline)
         fields = {f["name"] for f in (schema or {}).get("fields", [])}
@@ -240,11 +242,12 @@ def _write_group(table: HudiTable, ctx, schema: dict, instant: str, n: int, grou
 
 def run_clustering(path, instant: str | None = None, options: Mapping | None = None) -> WriteResult:
     """Execute a pending clustering (the earliest when ``instant`` is None) and complete its replacecommit.
-    One that a live process runs (fresh heartbeat) is refused; one whose run died is rolled back first."""
+    One whose run died is rolled back first; one that another process may be running (another writer may be
+    live and its heartbeat is fresh) is refused (recovery.py)."""
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the clustering") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)
         try:
             bloom = bloom_options(table.properties.to_dict(), options)
@@ -260,22 +263,21 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
             state = f"{inst.action} {inst.state.lower()}" if inst else "not on the timeline"
             raise ClusteringError(table.path, f"{instant} is not a pending clustering ({state})")
         inst, plan = pending[instant]
-        if not is_expired(table.path, instant, config):
-            raise ConcurrentWriterError(table.path, f"clustering {instant} is being run by a live process "
-                                        f"(heartbeat {heartbeat_age(table.path, instant):.1f} s old)")
+        claim_pending(table.path, instant, inst.state, "clustering", config, inst.path)
         rolled = []
         if inst.state == INFLIGHT:  # its run died: undo what it wrote, then run it again
             rolled.append(rollback_to_requested(table.path, table.properties, inst, config).requested_time)
         beat = Heartbeat(table.path, instant, config).start()
+        known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run(path, inst.action, plan, config, bloom)
+        result = _run(path, inst.action, plan, config, bloom, known)
         result.rolled_back = rolled
         return result
     finally:
         beat.stop()
 
 
-def _run(path, action: str, plan: ClusteringPlan, config, bloom) -> WriteResult:
+def _run(path, action: str, plan: ClusteringPlan, config, bloom, known: set[str]) -> WriteResult:
     table = HudiTable(path)
     instant = plan.instant
     tw = TimelineWriter(table.path, table.properties)
@@ -297,14 +299,20 @@ def _run(path, action: str, plan: ClusteringPlan, config, bloom) -> WriteResult:
     metadata = {"partitionToWriteStats": by_partition, "compacted": False, "operationType": "CLUSTER",
                 "extraMetadata": {"schema": schema_json(schema)}, "partitionToReplaceFileIds": replaced}
     with TableLock(table.path, config):
+        try:
+            still_ours(table.path, table.properties, instant, "clustering", known)
+        except InstantLostError:
+            for s in stats:  # new file groups of this run alone (their ids are new): the other run wrote its own
+                (table.path / s["path"]).unlink(missing_ok=True)
+            raise
         done = tw.complete(action, instant, metadata)
     return WriteResult(instant, done.action, "cluster", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats), replaced_file_ids=replaced)
 
 
 def cluster(path, options: Mapping | None = None) -> list[WriteResult]:
-    """Run every pending clustering no live process runs, oldest first, then schedule one and run it (Java's
-    inline clustering); every clustering completed, in order (empty: nothing to cluster)."""
+    """Run every pending clustering, oldest first (recovery.py), then schedule one and run it (Java's inline
+    clustering); every clustering completed, in order (empty: nothing to cluster)."""
     ClusteringConfig.of(path, options)  # a bad option is refused before anything runs
     pending = [inst.requested_time for inst, _ in pending_clusterings(HudiTable(path).timeline)]
     return run_pending_then_new(path, pending, run_clustering, schedule_clustering, options)

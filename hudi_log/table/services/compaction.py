@@ -17,8 +17,10 @@ Schedule (``schedule_compaction``):
 
 Run (``run_compaction``):
 
-* ``{ts}.compaction.inflight`` (empty, as Hudi 0.x and 1.x write it); a run of an already inflight
-  compaction (a killed run) first deletes the base files that run left, then runs again.
+* ``{ts}.compaction.inflight`` (empty, as Hudi 0.x and 1.x write it). A run of an already inflight
+  compaction (a killed run) first rolls it back as Java's ``rollbackInflightCompaction`` does (the base
+  files that run left deleted, a ``rollback`` instant recorded, the instant back to requested with its
+  plan), then runs it again; where another writer may be live, only once its heartbeat expired (recovery.py).
 * Each operation's slice is read with the table reader (``read.read_slice``), bounded by the latest
   completed write instant before the compaction — the same merge a snapshot query does — and written
   as ``{fileId}_{writeToken}_{compactionInstant}.parquet`` (GZIP): meta columns kept (records keep
@@ -51,9 +53,8 @@ from ...format.content.meta_fields import COMMIT_SEQNO, FILE_NAME, RECORD_KEY, s
 from ...format.grammar import BlockType
 from ...format.log_file_name import make_write_token
 from ..concurrency.config import concurrency_config
-from ..concurrency.heartbeat import Heartbeat, heartbeat_age, is_expired, reserve_instant
+from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
-from ..errors import ConcurrentWriterError
 from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
@@ -65,6 +66,8 @@ from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
+from .recovery import claim_pending, known_rollbacks, still_ours
+from .rollback import rollback_to_requested
 
 _JS = {"type": "string", "avro.java.string": "String"}
 _S = ["null", _JS]
@@ -222,7 +225,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
         raise CompactionError(table.path, f"only MERGE_ON_READ tables are compacted (this one is "
                                           f"{table.properties.get('hoodie.table.type')})")
     with TableLock(table.path, config):
-        guard_change(table.path, table.properties, options, "the compaction")
+        guard_change(table.path, table.properties, options, "the compaction", merges=True)
         table = HudiTable(path)
         blocking = [i for i in incomplete_commits(table.timeline)]  # writes; a pending clustering is no write
         if blocking:
@@ -262,18 +265,6 @@ def _log_stats(paths: list[Path]) -> dict[str, int]:
             elif b.block_type != BlockType.cdc_data_block:
                 out["totalLogRecords"] += b.record_count or 0
     return out
-
-
-def _remove_partial_files(table: HudiTable, plan: CompactionPlan) -> list[str]:
-    """Files a killed run of this compaction left: base files (and their temporary twins) named with
-    the compaction instant."""
-    removed = []
-    for op, folder in zip(plan.operations, plan.folders(table.path, f"compaction plan {plan.instant}")):
-        for pattern in (f"{op.file_id}_*_{plan.instant}.parquet", f".{op.file_id}_*_{plan.instant}.parquet.tmp"):
-            for p in folder.glob(pattern):
-                p.unlink()
-                removed.append(str(p.relative_to(table.path)))
-    return removed
 
 
 def planned_files(folder: Path, base_file: str | None, log_files, what: str, error: type[TableError]):
@@ -325,12 +316,13 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
 
 
 def run_compaction(path, instant: str | None = None, options: Mapping | None = None) -> WriteResult:
-    """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it. A
-    compaction that another live process runs (its heartbeat is fresh) is refused."""
+    """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it; an inflight
+    one (a killed run) is rolled back first (``rolled_back`` of the result). One that another process may be
+    running (another writer may be live and its heartbeat is fresh) is refused (recovery.py)."""
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
-        if guard_change(table.path, table.properties, options, "the compaction") is not table.properties:
+        if guard_change(table.path, table.properties, options, "the compaction", merges=True) is not table.properties:
             table = HudiTable(path)
         bloom = _bloom_options(table, options)
         pending = pending_compactions(table)
@@ -338,12 +330,18 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
             if not pending:
                 raise CompactionError(table.path, "no pending compaction to run")
             instant = min(pending)
-        if instant in pending and not is_expired(table.path, instant, config):
-            raise ConcurrentWriterError(table.path, f"compaction {instant} is being run by a live process "
-                                        f"(heartbeat {heartbeat_age(table.path, instant):.1f} s old)")
-        beat = Heartbeat(table.path, instant, config).start() if instant in pending else None
+        beat, rolled = None, []
+        if instant in pending:
+            inst = table.timeline.instant(instant)
+            claim_pending(table.path, instant, inst.state, "compaction", config, inst.path)
+            if inst.state == INFLIGHT:  # its run died: undo what it wrote (Java's rollbackInflightCompaction)
+                rolled.append(rollback_to_requested(table.path, table.properties, inst, config).requested_time)
+            beat = Heartbeat(table.path, instant, config).start()
+        known = known_rollbacks(table.path, table.properties, instant)
     try:
-        return _run_compaction(path, instant, config, bloom)
+        result = _run_compaction(path, instant, config, bloom, known)
+        result.rolled_back = rolled
+        return result
     finally:
         if beat is not None:
             beat.stop()
@@ -370,7 +368,7 @@ def read_before(table: HudiTable, instant: str, what: str, error: type[TableErro
     return schema, table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
 
 
-def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteResult:
+def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str]) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
     if instant not in pending:
@@ -379,10 +377,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
         raise CompactionError(table.path, f"{instant} is not a pending compaction ({state})")
     plan = pending[instant]
     tw = TimelineWriter(table.path, table.properties)
-    if table.timeline.instant(instant).state == INFLIGHT:
-        _remove_partial_files(table, plan)  # a previous run was killed: start over
-    else:
-        tw.inflight(COMPACTION, instant)
+    tw.inflight(COMPACTION, instant)
     schema, ctx = read_before(table, instant, "compaction", CompactionError)
     stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
     by_partition: dict[str, list] = {}
@@ -391,6 +386,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
     metadata = {"partitionToWriteStats": by_partition, "compacted": True,
                 "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
     with TableLock(table.path, config):
+        still_ours(table.path, table.properties, instant, "compaction", known)
         done = tw.complete(COMPACTION, instant, metadata)
     return WriteResult(instant, done.action, "compact", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats),
@@ -401,24 +397,18 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions) -> WriteRes
 def compact_all(path, options: Mapping | None = None) -> list[WriteResult]:
     """Run every pending compaction, oldest first (Hudi's ``compaction run`` takes the earliest pending
     plan), then schedule a new one and run it: every compaction completed, in order (empty: nothing to
-    compact). A pending compaction a live process is running (fresh heartbeat) is left to it."""
+    compact). A pending compaction is a killed run's and is recovered, unless another writer may be live and
+    its heartbeat is fresh (then :class:`~hudi_log.table.errors.PendingServiceError`: recovery.py)."""
     _bloom_options(HudiTable(path), options)  # refused before a plan is written or run
     return run_pending_then_new(path, sorted(pending_compactions(path)), run_compaction, schedule_compaction,
                                 options)
 
 
 def run_pending_then_new(path, pending: list[str], run, schedule, options: Mapping | None) -> list[WriteResult]:
-    """Run each pending instant of a table service that no live process runs (fresh heartbeat), oldest first,
-    then schedule a new one and run it; the runs completed, in order."""
-    config = concurrency_config(options)
-    done = []
-    for instant in pending:
-        if not is_expired(as_path(path), instant, config):
-            continue
-        try:
-            done.append(run(path, instant, options))
-        except ConcurrentWriterError:  # another process took it between the check and the lock
-            continue
+    """Run each pending instant of a table service, oldest first (a killed run's rolled back first; one that
+    may be live elsewhere stops it: recovery.py), then schedule a new one and run it; the runs completed,
+    in order."""
+    done = [run(path, instant, options) for instant in pending]  # each checks its heartbeat (recovery.py)
     instant = schedule(path, options)
     if instant is not None:
         done.append(run(path, instant, options))

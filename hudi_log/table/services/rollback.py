@@ -40,7 +40,7 @@ from ...format.log_file_name import make_write_token
 from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION, LogWriter
 from ...log.storage import BackgroundSyncs, Storage
 from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_config
-from ..concurrency.heartbeat import delete_heartbeat, heartbeat_age, is_expired, reserve_instant
+from ..concurrency.heartbeat import Heartbeat, delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
 from ..timeline import commit_metadata as cm
@@ -233,14 +233,24 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
 
 def rollback_to_requested(table_path: Path, props: TableProperties, target: Instant,
                           config: ConcurrencyConfig) -> Instant:
-    """Roll back an inflight table service whose run died (Java's ``rollbackInflightClustering``): its files
-    go, a rollback instant records it, and the instant returns to requested, its plan kept to run again.
-    The caller holds the table lock and has checked that no live process runs it."""
+    """Roll back an inflight table service whose run died (Java's ``rollbackInflightCompaction`` and
+    ``rollbackInflightClustering``): its files go, a rollback instant records it, and the instant returns to
+    requested, its plan kept to run again.
+    The caller holds the table lock and has checked that no live process runs it. A rollback of it that an
+    earlier recovery left pending (killed inside it) is finished instead of a new one planned, as Java reuses
+    it (``getPendingRollbackInfo``)."""
     tw = TimelineWriter(table_path, props)
-    rb_instant, beat = reserve_instant(table_path, tw, config)
+    stale = [i for i in rollbacks_of(Timeline(table_path, props), target.requested_time) if not i.is_completed]
+    if stale:
+        rb_instant = stale[0].requested_time
+        plan = _read_plan(tw.folder / f"{rb_instant}.{ROLLBACK}.requested")
+        beat = Heartbeat(table_path, rb_instant, config).start()
+    else:
+        rb_instant, beat = reserve_instant(table_path, tw, config)
     try:
-        plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
-        tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
+        if not stale:
+            plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
+            tw.requested(ROLLBACK, rb_instant, cm.rollback_plan_avro(plan))
         return _finish(table_path, props, tw, plan, rb_instant, time.time(), keep_requested=True)
     finally:
         beat.stop()
@@ -321,8 +331,8 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
                 tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                 continue
             target = timeline.instant(plan["instantToRollback"]["commitTime"])
-            # a clustering's rollback returns it to requested (rollback_to_requested): its plan stays
-            keep = target is not None and is_pending_clustering(timeline, target)
+            # a compaction's or clustering's rollback returns it to requested (rollback_to_requested): its plan stays
+            keep = target is not None and (target.action == COMPACTION or is_pending_clustering(timeline, target))
             try:
                 done.append(_finish(table_path, props, tw, plan, inst.requested_time, time.time(), keep_requested=keep))
             except TimelineWriteError:

@@ -160,6 +160,59 @@ def rollback_plan_avro(plan: Mapping) -> bytes:
     return avro_container(ROLLBACK_PLAN_SCHEMA, {"version": 1, **plan})
 
 
+#: the write stat's scalar fields and their Python types (an int that is a bool is refused too)
+_STAT_FIELD_TYPES = {f["name"]: int if f["type"] in (_L, ["null", "int"]) else str
+                     for f in WRITE_STAT_SCHEMA["fields"] if f["type"] in (_L, ["null", "int"], _S)}
+
+
+def write_metadata_problem(md: Mapping) -> str | None:
+    """What is wrong with the shape of a write instant's metadata (commit, deltacommit, replacecommit), or
+    None. Java's Jackson / Avro readers throw on these; read on, they would be a bare AttributeError or
+    ValueError far from the file, or a write stat quietly skipped: ``partitionToWriteStats`` a map of lists
+    of stats, each an object with a ``path`` (a non-empty string without NUL), its counts integers and its
+    names strings; ``partitionToReplaceFileIds`` a map of lists of strings; ``extraMetadata`` a map of
+    strings."""
+    stats = md.get("partitionToWriteStats")
+    if stats is not None and not isinstance(stats, Mapping):
+        return f"partitionToWriteStats is {_kind(stats)}, not a map of partition paths to write stats"
+    for part, ss in (stats or {}).items():
+        if not isinstance(part, str) or "\x00" in part:
+            return f"partitionToWriteStats has the partition path {part!r}"
+        if ss is None:
+            continue
+        if not isinstance(ss, list):
+            return f"partitionToWriteStats[{part!r}] is {_kind(ss)}, not a list of write stats"
+        for i, st in enumerate(ss):
+            where = f"partitionToWriteStats[{part!r}][{i}]"
+            if not isinstance(st, Mapping):
+                return f"{where} is {_kind(st)}, not a write stat (an object)"
+            path = st.get("path")
+            if not isinstance(path, str) or not path or "\x00" in path:
+                return f"{where}.path is {path!r}, not the path of the file it wrote"
+            for k, v in st.items():  # one pass over the stat's own keys (a commit may hold thousands)
+                want = _STAT_FIELD_TYPES.get(k)
+                if want is not None and v is not None and type(v) is not want:
+                    return f"{where}.{k} is {v!r}, not {'an integer' if want is int else 'a string'}"
+    replaced = md.get("partitionToReplaceFileIds")
+    if replaced is not None:
+        if not isinstance(replaced, Mapping):
+            return f"partitionToReplaceFileIds is {_kind(replaced)}, not a map of partition paths to file ids"
+        for part, ids in replaced.items():
+            if ids is not None and (not isinstance(ids, list) or not all(isinstance(x, str) for x in ids)):
+                return f"partitionToReplaceFileIds[{part!r}] is {ids!r}, not a list of file ids"
+    extra = md.get("extraMetadata")
+    if extra is not None and (not isinstance(extra, Mapping)
+                              or not all(isinstance(v, str) or v is None for v in extra.values())):
+        return f"extraMetadata is {_kind(extra)}, not a map of strings"
+    return None
+
+
+def _kind(v) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(v), f"a {type(v).__name__}") + (f" ({v!r})" if isinstance(v, (str, int, float)) and len(repr(v)) < 40
+                                             else "")
+
+
 def write_stats(metadata: Mapping) -> list[dict]:
     """Every write stat of a commit's metadata, over all its partitions."""
     return [s for ss in (metadata.get("partitionToWriteStats") or {}).values() for s in ss or []]

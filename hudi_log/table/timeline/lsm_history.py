@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...errors import DamagedFileError
 from ...paths import as_path, read_parquet
 from ..properties import TableError, TableProperties
 
@@ -114,7 +115,7 @@ def read_history(table_path, props: TableProperties, columns=COLUMNS) -> list[di
     for f in sorted(files, key=lambda f: f.name):
         try:
             table = read_parquet(folder / f.name, columns=list(columns))
-        except (OSError, ValueError) as e:  # pyarrow's errors derive from these
+        except (OSError, ValueError, DamagedFileError) as e:  # pyarrow's errors derive from the first two
             raise HistoryError(folder / f.name, f"unreadable LSM timeline file: {e}") from e
         for r in table.to_pylist():
             rows.setdefault(r.get("instantTime") or "", {**r, "file": f.name})

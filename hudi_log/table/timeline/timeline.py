@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ...paths import as_path
 from ..properties import TableError, TableProperties
+from .commit_metadata import write_metadata_problem
 
 REQUESTED, INFLIGHT, COMPLETED = "REQUESTED", "INFLIGHT", "COMPLETED"
 _STATE_ORDER = {REQUESTED: 0, INFLIGHT: 1, COMPLETED: 2}
@@ -184,12 +185,18 @@ class Timeline:
 
     # --- metadata -----------------------------------------------------------------------------
     def commit_metadata(self, instant: Instant) -> dict:
-        """Parsed metadata of a completed instant (JSON in layout 1, Avro in layout 2)."""
+        """Parsed metadata of a completed instant (JSON in layout 1, Avro in layout 2); a write instant's
+        of the wrong shape is a :class:`TimelineError` naming its file
+        (:func:`~hudi_log.table.timeline.commit_metadata.write_metadata_problem`)."""
         key = instant.file_name
         if key in self._metadata_cache:
             return self._metadata_cache[key]
         path = instant.path or (self.folder / instant.file_name)
         md = read_instant_metadata(path)
+        problem = write_metadata_problem(md) if instant.action in WRITE_ACTIONS and instant.is_completed else None
+        if problem is not None:
+            raise TimelineError(path, f"commit metadata of the wrong shape: {problem} (repair or remove the "
+                                      f"file; `hudi-log validate --table` lists every such file)")
         self._metadata_cache[key] = md
         return md
 

@@ -12,8 +12,15 @@
 * Completed commit metadata: JSON in layout 1, an Avro container (``HoodieCommitMetadata`` /
   ``HoodieReplaceCommitMetadata``) in layout 2, because hudi-rs refuses JSON there. Rollback metadata is
   Avro in both layouts, as Hudi writes it.
-* Every instant file is written to a hidden temporary name in the same folder and renamed into place,
-  so a reader never sees half an instant file; the completed file is the commit point.
+* A reader never sees half an instant file: on local disk it is written to a hidden temporary name in the
+  same folder and renamed (inflight) or hard-linked (requested, completed) into place; on an object store a
+  PUT is visible whole. The completed file is the commit point.
+* Requested and completed files are created, never replaced (Java's ``createImmutableFileInPath``): on local
+  disk and S3 atomically (:func:`hudi_log.paths.create_new`: the link fails, or the store refuses the PUT with
+  ``If-None-Match: *``), so of two writers completing one instant exactly one succeeds and the other gets
+  :class:`InstantCompletedError`. In layout 2 the completed name carries the completion time, so there two
+  writers holding one instant would not aim at one name: reserving the instant time (its heartbeat, created
+  the same way) is what keeps two writers off one instant.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from ...paths import RemotePath, as_path, create_new, write_replace
+from ...paths import as_path, create_new, write_replace
 from . import commit_metadata as cm
 from ..properties import TableError, TableProperties
 from .timeline import (
@@ -38,6 +45,15 @@ _COMPLETES_AS = {COMPACTION: COMMIT, LOG_COMPACTION: "deltacommit", CLUSTERING: 
 
 class TimelineWriteError(TableError):
     """An instant cannot be written (already completed, unknown state or action)."""
+
+
+class InstantCompletedError(TimelineWriteError):
+    """The instant is already completed: found before writing, or the completed file's name was taken while
+    this writer wrote it (the store refused to replace it). ``instant`` names it."""
+
+    def __init__(self, path, instant: str, message: str):
+        self.instant = instant
+        super().__init__(path, message)
 
 
 def format_instant(t: datetime.datetime) -> str:
@@ -93,11 +109,10 @@ class TimelineWriter:
 
     # ---- files ---------------------------------------------------------------------------------
     def _write_atomic(self, name: str, content: bytes, exclusive: bool = False) -> Path:
+        """Write instant file ``name``; ``exclusive``: create it, FileExistsError if it exists."""
         self.folder.mkdir(parents=True, exist_ok=True)
         final = self.folder / name
-        if exclusive and isinstance(final, RemotePath):
-            # a completed instant is never overwritten; pyarrow cannot send S3's If-None-Match, so
-            # check-then-PUT under the single-writer rule (hudi_log.paths)
+        if exclusive:
             create_new(final, content)
         else:
             write_replace(final, content)
@@ -114,11 +129,16 @@ class TimelineWriter:
             inst = parse_instant_file_name(p.name)
             if inst is not None and inst.state == COMPLETED and inst.requested_time == instant \
                     and inst.action == done_action:
-                raise TimelineWriteError(p, f"instant {instant} ({action}) is already completed")
+                raise InstantCompletedError(p, instant, f"instant {instant} ({action}) is already completed")
 
     def requested(self, action: str, instant: str, content: bytes | None = None) -> Path:
         self._check_not_completed(action, instant)
-        return self._write_atomic(self._pending_names(action, instant)[0], content or b"")
+        name = self._pending_names(action, instant)[0]
+        try:  # a new instant's first file: its time is reserved, so one that exists is another writer's
+            return self._write_atomic(name, content or b"", exclusive=True)
+        except FileExistsError:
+            raise TimelineWriteError(self.folder / name, f"instant {instant} ({action}) was already requested "
+                                     "by another writer; nothing of this one was written") from None
 
     def inflight(self, action: str, instant: str, content: bytes | None = None) -> Path:
         self._check_not_completed(action, instant)
@@ -151,7 +171,12 @@ class TimelineWriter:
         else:
             completion = None
             name = f"{instant}.{done_action}"
-        path = self._write_atomic(name, content, exclusive=True)
+        try:
+            path = self._write_atomic(name, content, exclusive=True)
+        except FileExistsError:  # the name was taken since the check: another writer completed it first
+            raise InstantCompletedError(self.folder / name, instant, f"instant {instant} ({action}) was completed "
+                                        "by another writer while this one completed it; its completed file "
+                                        "stands, this writer's was not written") from None
         return Instant(instant, done_action, COMPLETED, completion, name, path)
 
     def remove_pending(self, action: str, instant: str) -> None:

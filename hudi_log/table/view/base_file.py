@@ -26,12 +26,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ...paths import RemotePath, arrow_location, as_path
+from ...paths import RemotePath, arrow_location, as_path, naming
 from ...format.content.bloom import BloomOptions, footer_metadata
 from ...format.content.meta_fields import (
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
 )
 from ...log.append_handle import avro_to_arrow_schema
+from ..errors import ColumnCastError
 from ..schema import cast_column
 
 
@@ -44,9 +45,10 @@ def arrow_schema_for(table_schema: dict) -> pa.Schema:
     return avro_to_arrow_schema(writer_schema(table_schema))
 
 
-def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table:
+def conform(table: pa.Table, schema: pa.Schema, strict: bool = True, *, where=None) -> pa.Table:
     """``table`` with exactly ``schema``'s columns (missing ones null), cast to its types. With
-    ``strict=False`` a column Arrow cannot cast is kept as it is instead of raising."""
+    ``strict=False`` a column Arrow cannot cast is kept as it is instead of raising; with ``strict`` it is a
+    :class:`~hudi_log.table.errors.ColumnCastError` naming ``where`` (the table) and the column."""
     cols = []
     for f in schema:
         if f.name in table.column_names:
@@ -54,9 +56,11 @@ def conform(table: pa.Table, schema: pa.Schema, strict: bool = True) -> pa.Table
             if col.type != f.type:
                 try:
                     col = cast_column(col, f.type)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
                     if strict:
-                        raise
+                        raise ColumnCastError(where or "<data>", f"column {f.name!r}: its {col.type} values cannot "
+                                              f"be written as {f.type}: {' '.join(str(e).split())} (cast them "
+                                              "first, or round them to what the column holds)") from None
             cols.append(col)
         else:
             cols.append(pa.nulls(table.num_rows, f.type))
@@ -114,9 +118,14 @@ def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: Bloom
             w.add_key_value_metadata(footer)
         return fs.get_file_info(where).size
     tmp = path.with_name(f".{path.name}.tmp")
-    # written aside and renamed: a killed write leaves no half Parquet file under a base file name.
-    with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
-        w.write_table(rows)
-        w.add_key_value_metadata(footer)
-    tmp.replace(path)
+    # written aside and renamed: a killed write leaves no half Parquet file under a base file name, and a
+    # failed one (a full disk) none at all, so the rollback that follows has room for its own files
+    try:
+        with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
+            w.write_table(rows)
+            w.add_key_value_metadata(footer)
+        tmp.replace(path)
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        raise naming(e, path)
     return path.stat().st_size

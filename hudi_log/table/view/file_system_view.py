@@ -24,6 +24,9 @@
   logs, then the new logs — as Hudi's ``getLatestMergedFileSlicesBeforeOrOn`` does
   (:meth:`FileSystemView.latest_file_slices`). Without a readable plan, v6 still recognises the new slice
   from log files named after C; for v8 the merged result is the same either way.
+* A data log file in a table whose ``hoodie.properties`` lacks ``hoodie.table.type`` is refused
+  (:func:`~hudi_log.table.properties.check_missing_type_log_file`): the table is MERGE_ON_READ, not the
+  COPY_ON_WRITE Java's default would read it as.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...paths import as_path, walk_dirs
-from ..properties import TableProperties
+from ..properties import TableProperties, check_missing_type_log_file
 from ..timeline.lsm_history import archived_completion_times
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
@@ -174,6 +177,7 @@ class FileSystemView:
                 continue
             lf = parse_log_file_name(p)
             if lf is not None:
+                check_missing_type_log_file(self.props, p)  # no MERGE_ON_READ table read as COPY_ON_WRITE
                 logs.setdefault(lf.file_id, []).append(lf)
         replaced = self.replaced.get(partition, set())
         groups = []

@@ -68,19 +68,22 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...containment import within_table
 from ...paths import as_path, configure_storage
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import META_FIELDS, schema_json
+from ...log.append_handle import avro_to_arrow_schema
 from .. import markers
 from ..concurrency.config import ConcurrencyConfig, concurrency_config
 from ..concurrency.conflicts import TimelineSnapshot, check_conflicts
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import (
-    ClusteringUpdateError, ConcurrentWriterError, InstantLostError, RollbackError, WriteConflictError, WriteError,
+    ClusteringUpdateError, ConcurrentWriterError, InstantLostError, InstantTakenError, RollbackError,
+    WriteConflictError, WriteError, storage_errors,
 )
 from ..properties import TableProperties, read_properties
-from ..schema import batch_schema, current_schema, evolve
+from ..schema import batch_schema, check_writable, current_schema, evolve
 from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
     failed_write_candidates, live_writer_error, rollback, rollback_failed_writes, rollbacks_of,
@@ -88,11 +91,11 @@ from ..services.rollback import (
 from ..timeline.commit_metadata import WriteResult
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
-from ..timeline.writer import TimelineWriter
-from ..view.base_file import bloom_options
+from ..timeline.writer import InstantCompletedError, TimelineWriter
+from ..view.base_file import bloom_options, conform
 from .context import (
-    WriteContext, action_for,
-    normalise_options, resolve_operation,
+    PARTITIONS_TO_DELETE, WriteContext, action_for,
+    normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
@@ -157,7 +160,12 @@ class WriteTransaction:
 
     def commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None = None) -> WriteResult:
         """Complete the instant. ``extra_metadata``: more entries of the commit's ``extraMetadata`` (Hudi's
-        streaming sink puts its checkpoint there, ``HoodieStreamingSink``)."""
+        streaming sink puts its checkpoint there, ``HoodieStreamingSink``). The storage refusing the completed
+        file is a :class:`~hudi_log.table.errors.StorageWriteError`, and the instant is not completed."""
+        with storage_errors(self.context.table_path):
+            return self._commit(stats, extra_metadata)
+
+    def _commit(self, stats: list[dict], extra_metadata: Mapping[str, str] | None) -> WriteResult:
         ctx = self.context
         if self.done:
             raise WriteError(ctx.table_path, f"instant {ctx.instant} is already committed or aborted")
@@ -174,11 +182,8 @@ class WriteTransaction:
         }
         replaced: dict[str, list[str]] = {}
         if ctx.action == REPLACE_COMMIT:
-            written = {s["fileId"] for s in stats}
-            for g in ctx.file_groups.values():
-                if g.partition in by_partition and g.file_id not in written:
-                    replaced.setdefault(g.partition, []).append(g.file_id)
-            metadata["partitionToReplaceFileIds"] = {p: sorted(v) for p, v in replaced.items()}
+            replaced = replaced_file_groups(ctx, by_partition, {s["fileId"] for s in stats})
+            metadata["partitionToReplaceFileIds"] = replaced
             try:  # an overwrite does not replace file groups a pending clustering is rewriting
                 refuse_clustered_updates(ctx, [f for fids in replaced.values() for f in fids])
             except ClusteringUpdateError:
@@ -186,7 +191,7 @@ class WriteTransaction:
                 raise
         table_path = as_path(ctx.table_path)
         with TableLock(table_path, self.config):
-            timeline = self._check_still_mine(props)
+            timeline = self._check_still_mine(props, stats)
             mine = {(s.get("partitionPath") or "", s["fileId"]) for s in stats if s.get("fileId")}
             mine.update((part, f) for part, fids in replaced.items() for f in fids)
             try:
@@ -194,7 +199,10 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
-            done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
+            try:
+                done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
+            except InstantCompletedError:  # the store refused to replace another writer's completed file
+                self._lost_to_another_writer(stats, props)
             self.done = True
             # and after: without a lock, a process that took this writer for dead may have begun a rollback
             # between the check and the completed file; then this is no success
@@ -213,7 +221,7 @@ class WriteTransaction:
             num_deletes=sum(int(s.get("numDeletes") or 0) for s in stats),
             replaced_file_ids=replaced, rolled_back=list(self.rolled_back))
 
-    def _check_still_mine(self, props: TableProperties) -> Timeline:
+    def _check_still_mine(self, props: TableProperties, stats: list[dict]) -> Timeline:
         """Before completing: this writer's heartbeat never lapsed and no rollback targets its instant
         (another process that saw it expired may be undoing it); else it is not completed. Returns the
         timeline it read."""
@@ -229,6 +237,8 @@ class WriteTransaction:
         inst = timeline.instant(ctx.instant)
         if not lapsed and not undoing and inst is not None and not inst.is_completed:
             return timeline
+        if inst is not None and inst.is_completed and not undoing:
+            self._lost_to_another_writer(stats, props)
         if undoing or inst is None:
             self.done = True
             self.heartbeat.stop(delete=False)
@@ -238,6 +248,30 @@ class WriteTransaction:
             why = (f"its heartbeat lapsed (no beat for {self.config.heartbeat_timeout_s:g} s), so another writer "
                    "could have taken it for failed; it was rolled back")
         raise InstantLostError(ctx.table_path, f"instant {ctx.instant} was not completed: {why}; write it again")
+
+    def _lost_to_another_writer(self, stats: list[dict], props: TableProperties) -> None:
+        """Another writer completed this instant first: remove the files this write made (those its stats
+        name that the completed instant does not), so the other's commit reads as it wrote it, and raise."""
+        ctx = self.context
+        self.done = True
+        self.heartbeat.stop(delete=False)  # the instant is completed: its heartbeat is the winner's to end
+        timeline = Timeline(as_path(ctx.table_path), props)
+        inst = timeline.instant(ctx.instant)
+        theirs: set[str] = set()
+        if inst is not None and inst.is_completed:
+            for their in (timeline.commit_metadata(inst).get("partitionToWriteStats") or {}).values():
+                for s in their or ():
+                    theirs.add(s.get("path") or "")
+                    theirs.update((s.get("cdcStats") or {}).keys())
+        mine = [s.get("path") for s in stats] + [p for s in stats for p in (s.get("cdcStats") or {})]
+        for rel in mine:
+            if rel and rel not in theirs:
+                within_table(ctx.table_path, rel, source=f"write stats of instant {ctx.instant}", field="path",
+                             timeline=False).unlink(missing_ok=True)
+        raise InstantTakenError(inst.path if inst is not None and inst.path else ctx.table_path, ctx.instant,
+                                f"instant {ctx.instant} was completed by another writer first; this write's "
+                                f"{len([r for r in mine if r and r not in theirs])} file(s) were removed and "
+                                "nothing of it is visible; write it again")
 
     def abort(self) -> Instant | None:
         """Roll the instant back; no pending instant is left (only the recorded rollback)."""
@@ -275,11 +309,9 @@ def _check_bloom(table_path: Path, props: Mapping, opts: Mapping) -> None:
 
 def begin_write(path, operation: str | None = None, options: Mapping | None = None, *,
                 schema: pa.Schema | Mapping | None = None, defer_index: bool = False,
-                distributed_index: bool = False, data: pa.Table | pa.RecordBatch | None = None) -> WriteTransaction:
+                distributed_index: bool = False, data: pa.Table | None = None) -> WriteTransaction:
     """Start a write instant (see the module docstring). ``schema``: the incoming data's Arrow schema
-    (or an Avro record schema); required for a new table, else the table's schema is used. ``data``: the
-    rows of a write that holds them all, whose partition paths are checked before the instant starts (a
-    path leading out or hidden is refused with nothing changed, :mod:`hudi_log.containment`).
+    (or an Avro record schema); required for a new table, else the table's schema is used.
 
     ``defer_index`` (MOR upsert / delete; a distributed writer whose tasks start while the driver
     works): the index is built in a background thread of this process into a file in the instant's
@@ -289,10 +321,23 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     ``tx.finish_index()`` when the write is over.
 
     ``distributed_index`` (a writer that looks keys up in its executors, :mod:`.key_lookup`): ``ctx.index``
-    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read."""
+    is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read.
+
+    ``data`` (the whole batch, where the caller holds it): its columns are cast to the write schema before the
+    instant is requested, so values the table's types cannot hold stop the write before anything is written;
+    its partition paths are checked then too (one leading out or hidden, :mod:`hudi_log.containment`)."""
+    with storage_errors(as_path(path)):
+        return _begin_write(path, operation, options, schema, defer_index, distributed_index, data)
+
+
+def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
+                 data) -> WriteTransaction:
     opts = normalise_options(options)
     op = resolve_operation(operation, opts)
     kind = index_type(path, opts)  # refused by name before anything is written
+    if op == "delete_partition" and not option(opts, PARTITIONS_TO_DELETE):
+        raise WriteError(path, f"delete_partition needs {PARTITIONS_TO_DELETE} (comma-separated partition paths, "
+                               f"'*' a wildcard), or records whose partitions are to go")
     config = concurrency_config(opts)  # refused before anything is written
     configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
     table_path = as_path(path)
@@ -306,11 +351,12 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
         else:
             avro_in = {k: v for k, v in dict(schema).items()}
             avro_in["fields"] = [f for f in avro_in["fields"] if f["name"] not in META_FIELDS]
+        check_writable(table_path, avro_in)  # names and decimals every reader takes, before anything is written
     new_table = None
     if not (table_path / ".hoodie" / "hoodie.properties").exists():
         if avro_in is None:
             raise WriteError(table_path, "a new table needs the data's schema")
-        if op == "delete":
+        if op in ("delete", "delete_partition"):
             raise WriteError(table_path, "cannot delete from a table that does not exist")
         new_table = (folder_before_create(table_path),)
         create_table(table_path, opts, schema=avro_in)
@@ -327,7 +373,7 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 
 def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avro_in, defer_index: bool,
-           distributed_index: bool, kind: str, data=None):
+           distributed_index: bool, kind: str, data: pa.Table | None = None):
     """begin_write once the table exists; the index build thread is made, not started; ``kind`` is the
     checked ``hoodie.index.type`` of a distributed index."""
     props = read_properties(table_path)
@@ -347,7 +393,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         if markers.work_dir(table_path, inst.requested_time).exists():
             markers.delete_work_dir(table_path, inst.requested_time)
     table_schema = current_schema(props, timeline)
-    if op == "delete" or avro_in is None:
+    if op in ("delete", "delete_partition") or avro_in is None:
         if table_schema is None:
             raise WriteError(table_path, "the table has no schema yet and none was given")
         write_schema = table_schema
@@ -358,6 +404,9 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         # the table's record name stays, whatever the batch called it
         if table_schema is not None:
             write_schema["name"], write_schema["namespace"] = table_schema["name"], table_schema.get("namespace")
+    if data is not None and op != "delete":  # a ColumnCastError naming the column, before the instant
+        conform(data.drop_columns([c for c in META_FIELDS if c in data.column_names]),
+                avro_to_arrow_schema(write_schema), where=table_path)
     instant, action, beat = _start_instant(table_path, props, op, config)
     try:
         # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
@@ -468,10 +517,33 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
         data = to_table(list(data))
         if data is None:
             raise WriteError(path, "no data given (an empty iterable of batches has no schema)")
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    options = _partitions_to_delete(path, data, operation, options)
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
         stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
         return tx.commit(stats, extra_metadata)
-    except BaseException:
-        tx.abort()
+    except BaseException as e:
+        try:
+            tx.abort()
+        except Exception as undone:  # noqa: BLE001 - the write's own error is the one to report
+            if hasattr(e, "add_note"):  # Python 3.11+
+                e.add_note(f"its instant {tx.instant} could not be rolled back ({undone}); it is left pending, and "
+                           "the next write rolls it back")
         raise
+
+
+def _partitions_to_delete(path, data: pa.Table, operation: str | None, options: Mapping | None) -> Mapping | None:
+    """A ``delete_partition`` without :data:`PARTITIONS_TO_DELETE` deletes the partitions of the records given,
+    as Java's Spark writer does (their partition paths by the table's key generator)."""
+    opts = normalise_options(options)
+    if resolve_operation(operation, opts) != "delete_partition" or option(opts, PARTITIONS_TO_DELETE) \
+            or data.num_rows == 0 or not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+        return options
+    from .keygen_config import key_generator
+
+    props = read_properties(as_path(path))
+    keygen = key_generator(as_path(path), props.to_dict(), opts)
+    parts = sorted(set(keygen.partition_path_array(data).to_pylist()))
+    return {**opts, PARTITIONS_TO_DELETE: ",".join(parts)}

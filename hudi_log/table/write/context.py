@@ -26,7 +26,12 @@ from ..properties import TableProperties
 from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT
 from ..errors import WriteError
 
-OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite")
+OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite", "insert_overwrite_table",
+              "delete_partition")
+#: operations that complete a replacecommit (Java's ``WriteOperationType.isOverwrite`` and DELETE_PARTITION)
+REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
+#: Java's ``DataSourceWriteOptions.PARTITIONS_TO_DELETE``: comma-separated partition paths, ``*`` a wildcard
+PARTITIONS_TO_DELETE = "hoodie.datasource.write.partitions.to.delete"
 DEFAULT_MAX_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size
 DEFAULT_RECORD_SIZE_ESTIMATE = 1024  # hoodie.copyonwrite.record.size.estimate
 DEFAULT_SMALL_FILE_LIMIT = 100 * 1024 * 1024  # hoodie.parquet.small.file.limit
@@ -78,17 +83,50 @@ def normalise_options(options: Mapping | None) -> dict[str, str]:
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
 
 
+OPERATION_OPTION = "hoodie.datasource.write.operation"
+
+
 def resolve_operation(operation: str | None, options: Mapping) -> str:
-    op = (operation or option(options, "hoodie.datasource.write.operation", default="upsert")).lower()
+    """The write's operation: the explicit argument (a CLI flag, ``write_table``'s ``operation``) or Hudi's
+    ``hoodie.datasource.write.operation``, default upsert. The two disagreeing is an error, never a silent
+    choice of one: a ``delete`` given as an option and overridden by a default would keep the rows."""
+    named = option(options, OPERATION_OPTION)
+    if operation and named and operation.lower() != named.lower():
+        raise WriteError("<options>", f"the operation {operation!r} and {OPERATION_OPTION}={named!r} disagree "
+                                      f"(give one of them)")
+    op = (operation or named or "upsert").lower()
     if op not in OPERATIONS:
         raise WriteError("<options>", f"unknown operation {op!r} (one of {', '.join(OPERATIONS)})")
     return op
 
 
 def action_for(props: TableProperties, operation: str) -> str:
-    if operation == "insert_overwrite":
+    if operation in REPLACE_OPERATIONS:
         return REPLACE_COMMIT
     return DELTA_COMMIT if props.is_mor else COMMIT
+
+
+def replaced_file_groups(ctx: "WriteContext", written_partitions, written_ids) -> dict[str, list[str]]:
+    """The file groups a replacecommit replaces (``partitionToReplaceFileIds``), by partition: for
+    ``insert_overwrite`` every group of the partitions written, for ``insert_overwrite_table`` every group of
+    the table (Java's ``SparkInsertOverwriteTableCommitActionExecutor``), for ``delete_partition`` every group
+    of the partitions :data:`PARTITIONS_TO_DELETE` names (``*`` matches within a segment, as Java's
+    ``HoodieSparkSqlWriter`` resolves the wildcard); never a group this instant wrote."""
+    import fnmatch
+
+    if ctx.operation == "delete_partition":
+        patterns = [p.strip() for p in str(ctx.options.get(PARTITIONS_TO_DELETE, "")).split(",") if p.strip()]
+        taken = lambda part: any(fnmatch.fnmatchcase(part, pat) and part.count("/") == pat.count("/")  # noqa: E731
+                                 for pat in patterns)
+    elif ctx.operation == "insert_overwrite_table":
+        taken = lambda part: True  # noqa: E731
+    else:
+        taken = lambda part: part in written_partitions  # noqa: E731
+    out: dict[str, list[str]] = {}
+    for g in ctx.file_groups.values():
+        if taken(g.partition) and g.file_id not in written_ids:
+            out.setdefault(g.partition, []).append(g.file_id)
+    return {p: sorted(v) for p, v in out.items()}
 
 
 # ---- the worker -----------------------------------------------------------------------------------

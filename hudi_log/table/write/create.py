@@ -8,8 +8,16 @@ What we write follows the tables Hudi itself created in ``../shared/corpus``:
   ``.schema``, ``.temp``, ``archived``;
 * table version 8 (``hoodie.write.table.version=8``; Hudi 1.0): timeline layout 2 (``.hoodie/timeline``
   and ``timeline/history``), ``hoodie.table.keygenerator.type``, ``hoodie.record.merge.mode``
-  (EVENT_TIME_ORDERING when an ordering field is set, as Hudi 1.0 defaults), payload
-  ``DefaultHoodieRecordPayload``, ``hoodie.table.initial.version``.
+  (the given payload's mode, else EVENT_TIME_ORDERING when an ordering field is set, as Hudi 1.0 infers it),
+  the mode's payload class (``DefaultHoodieRecordPayload`` / ``OverwriteWithLatestAvroPayload``, or the given
+  one) and merge strategy id, ``hoodie.table.initial.version``.
+* table version 9 (``hoodie.write.table.version=9``; Hudi 1.1, ``HoodieTableMetaClient.TableBuilder`` with
+  ``HoodieTableConfig.inferMergingConfigsForV9TableCreation``): as 8, but the ordering fields (one or several)
+  in ``hoodie.table.ordering.fields`` instead of ``hoodie.table.precombine.field``, the merge mode alone (no
+  payload class and no merge strategy id: Hudi 1.1 retires both for the event- and commit-time modes, as its
+  ``EightToNineUpgradeHandler`` removes them), and ``hoodie.table.format=native``; the corpus's Hudi 1.1
+  tables hold exactly these keys. A payload class given with the write is kept as
+  ``hoodie.legacy.payload.class`` with its mode's strategy id (the case of the payloads Hudi 1.1 retires).
 * ``hoodie.table.checksum`` = CRC32 of ``"{database}.{table}"``; values escaped as
   ``java.util.Properties.store`` does (``\\:``, ``\\=``, ``\\#``, ``\\!``, ``\\uXXXX``).
 * A first write that fails before its commit takes the table it created away again
@@ -37,8 +45,8 @@ from ..metadata_table import MetadataTableError  # noqa: F401  (where writers im
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
 from ..timeline.timeline import ROLLBACK, Timeline
 from ..properties import (
-    BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_writable, java_date,
-    properties_text, read_properties, table_checksum, write_atomic,
+    BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_mergeable, check_writable,
+    java_date, properties_text, read_properties, table_checksum, write_atomic,
 )
 
 DEFAULT_TABLE_VERSION = 6
@@ -70,12 +78,68 @@ def option(options: Mapping, *names: str, default=None):
     return default
 
 
+#: the ordering (precombine) field's names: Hudi 1.x's first, then the 0.x spellings Java still takes
+ORDERING_OPTIONS = ("hoodie.table.ordering.fields", "hoodie.datasource.write.precombine.field",
+                    "hoodie.table.precombine.field", "hoodie.payload.ordering.field")
+#: the first table version that records several ordering fields (``hoodie.table.ordering.fields``, Hudi 1.1)
+ORDERING_FIELDS_VERSION = 9
+TABLE_FORMAT = "hoodie.table.format"
+
+
+def ordering_field(options: Mapping, path, version: int = DEFAULT_TABLE_VERSION) -> str | None:
+    """The ordering field(s) a new table of ``version`` records, comma-separated, from any of Java's spellings
+    (:data:`ORDERING_OPTIONS`). Spellings that disagree are an error; so are several fields below table
+    version 9, which alone records them (``hoodie.table.ordering.fields``)."""
+    given = {n: ",".join(split_fields(options.get(n))) for n in ORDERING_OPTIONS if split_fields(options.get(n))}
+    if len(set(given.values())) > 1:
+        raise TableOptionsError(path, "ordering fields disagree: " + ", ".join(f"{k}={v!r}" for k, v in given.items())
+                                + " (give one of them)")
+    value = next(iter(given.values()), None)
+    if value and "," in value and version < ORDERING_FIELDS_VERSION:
+        raise TableOptionsError(path, f"several ordering fields ({value!r}) need table version 9; "
+                                      f"versions 6 and 8 record one (hoodie.table.precombine.field)")
+    return value
+
+
 def split_fields(v) -> list[str]:
     if v is None:
         return []
     if isinstance(v, (list, tuple)):
         return [str(x).strip() for x in v if str(x).strip()]
     return [p.strip() for p in str(v).split(",") if p.strip()]
+
+
+#: the merge modes hudi-log applies, with Hudi's merge strategy id (``HoodieRecordMerger``) and the payload
+#: class Hudi 1.0 records for each (``HoodieRecordPayload.getAvroPayloadForMergeMode``)
+STRATEGY_IDS = {"EVENT_TIME_ORDERING": MERGE_STRATEGY_ID,
+                "COMMIT_TIME_ORDERING": "ce9acb64-bde0-424c-9b91-f6ebba25356d"}
+MODE_PAYLOADS = {"EVENT_TIME_ORDERING": "DefaultHoodieRecordPayload",
+                 "COMMIT_TIME_ORDERING": "OverwriteWithLatestAvroPayload"}
+#: the payload classes whose merging is one of those modes (``HoodieTableConfig.inferRecordMergeModeFromPayloadClass``)
+PAYLOAD_MODES = {_PAYLOAD.format("DefaultHoodieRecordPayload"): "EVENT_TIME_ORDERING",
+                 _PAYLOAD.format("EventTimeAvroPayload"): "EVENT_TIME_ORDERING",
+                 _PAYLOAD.format("OverwriteWithLatestAvroPayload"): "COMMIT_TIME_ORDERING"}
+
+
+def _merge_mode(options: Mapping, ordering: str | None, path) -> tuple[str, str | None]:
+    """A new version-8+ table's merge mode and the payload class the write gave (None: none given), as Java's
+    ``HoodieTableConfig.inferMergingConfigsForPreV9Table`` infers them: the payload's mode, else the mode given,
+    else event time with ordering fields and commit time without. Modes and payloads hudi-log does not apply
+    (CUSTOM, other payload classes), and a mode that contradicts the payload, are refused as Java refuses them."""
+    mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode")
+    payload = option(options, "hoodie.datasource.write.payload.class", "hoodie.compaction.payload.class")
+    if payload is not None and payload not in PAYLOAD_MODES:
+        raise TableOptionsError(path, f"payload class {payload} merges records in a way hudi-log does not apply "
+                                      f"(it applies {', '.join(sorted(PAYLOAD_MODES))})")
+    inferred = PAYLOAD_MODES[payload] if payload else None
+    mode = (mode or inferred or ("EVENT_TIME_ORDERING" if ordering else "COMMIT_TIME_ORDERING")).upper()
+    if mode not in STRATEGY_IDS:  # CUSTOM: a merger hudi-log cannot run
+        raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} is not EVENT_TIME_ORDERING or "
+                                      "COMMIT_TIME_ORDERING, the merge modes hudi-log applies")
+    if inferred and mode != inferred:
+        raise TableOptionsError(path, f"hoodie.record.merge.mode={mode} contradicts payload class {payload} "
+                                      f"({inferred}); give one of them")
+    return mode, payload
 
 
 def requested_table_type(options: Mapping) -> str | None:
@@ -119,14 +183,15 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
         raise TableOptionsError(path, "hoodie.table.name is required to create a table")
     version = requested_table_version(options) or DEFAULT_TABLE_VERSION
     if version not in WRITABLE_TABLE_VERSIONS:
-        raise TableOptionsError(path, f"cannot write table version {version} (writable: 6, 8)")
+        raise TableOptionsError(path, f"cannot write table version {version} "
+                                      f"(writable: {', '.join(map(str, WRITABLE_TABLE_VERSIONS))})")
     table_type = requested_table_type(options) or "COPY_ON_WRITE"
     if table_type not in TABLE_TYPES:
         raise TableOptionsError(path, f"unknown table type {table_type!r} (COPY_ON_WRITE or MERGE_ON_READ)")
     keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field", "hoodie.table.recordkey.fields"))
     if not keys:
         raise TableOptionsError(path, "hoodie.datasource.write.recordkey.field is required")
-    precombine = option(options, "hoodie.datasource.write.precombine.field", "hoodie.table.precombine.field")
+    precombine = ordering_field(options, path, version)
     partitions = split_fields(option(options, "hoodie.datasource.write.partitionpath.field",
                                      "hoodie.table.partition.fields"))
     hive = option(options, "hoodie.datasource.write.hive_style_partitioning", default="false").lower()
@@ -154,7 +219,8 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
         TIMELINE_TIMEZONE: timezone,
     }
     if precombine:
-        p["hoodie.table.precombine.field"] = precombine
+        p["hoodie.table.ordering.fields" if version >= ORDERING_FIELDS_VERSION
+          else "hoodie.table.precombine.field"] = precombine
     p.update(key_props)
     p.update(_cdc_properties(options, path))
     if schema is not None:
@@ -169,18 +235,22 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
             "hoodie.compaction.record.merger.strategy": MERGE_STRATEGY_ID,
         })
     else:
-        mode = option(options, "hoodie.write.record.merge.mode", "hoodie.record.merge.mode",
-                      default="EVENT_TIME_ORDERING" if precombine else "COMMIT_TIME_ORDERING").upper()
-        payload = "DefaultHoodieRecordPayload" if mode == "EVENT_TIME_ORDERING" else "OverwriteWithLatestAvroPayload"
+        mode, payload = _merge_mode(options, precombine, path)
         p.update({
             "hoodie.timeline.layout.version": "2",
             "hoodie.timeline.path": "timeline",
             "hoodie.timeline.history.path": "history",
             "hoodie.table.initial.version": str(version),
             "hoodie.record.merge.mode": mode,
-            "hoodie.record.merge.strategy.id": MERGE_STRATEGY_ID,
-            "hoodie.compaction.payload.class": _PAYLOAD.format(payload),
         })
+        if version < ORDERING_FIELDS_VERSION:  # Hudi 1.0: the payload class and strategy id of the mode
+            p.update({"hoodie.record.merge.strategy.id": STRATEGY_IDS[mode],
+                      "hoodie.compaction.payload.class": payload or _PAYLOAD.format(MODE_PAYLOADS[mode])})
+        else:
+            if payload:  # a payload Hudi 1.1 retires: kept as the legacy one, with the strategy id of its mode
+                p.update({"hoodie.legacy.payload.class": payload,
+                          "hoodie.record.merge.strategy.id": STRATEGY_IDS[mode]})
+            p[TABLE_FORMAT] = "native"  # Java 1.1's default table format, recorded on every new table
     p["hoodie.table.checksum"] = str(table_checksum(p))
     return p
 
@@ -249,12 +319,18 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
     if v is not None and v != props.version:
         raise TableMismatchError(where, f"table version is {props.version}, the write asked for {v}")
     check_writable(props, "the write")
+    check_mergeable(props, "the write")
     name = option(options, "hoodie.table.name")
     if name is not None and name != props.name:
         raise TableMismatchError(where, f"table name is {props.name!r}, the write asked for {name!r}")
     keys = split_fields(option(options, "hoodie.datasource.write.recordkey.field"))
     if keys and keys != props.record_key_fields:
         raise TableMismatchError(where, f"record key is {props.record_key_fields}, the write asked for {keys}")
+    ordering = ordering_field(options, "<options>", props.version)
+    # Java's HoodieWriterUtils.validateTableConfig: ordering fields that differ from the table's are a conflict
+    if ordering and props.ordering_fields and split_fields(ordering) != props.ordering_fields:
+        raise TableMismatchError(where, f"ordering field is {','.join(props.ordering_fields)!r}, "
+                                        f"the write asked for {ordering!r}")
     parts = option(options, "hoodie.datasource.write.partitionpath.field")
     # Custom's field:type spelling names the same fields (HoodieTableConfig.getPartitionFields strips the types)
     if parts is not None and [f.split(":")[0] for f in split_fields(parts)] != props.partition_fields:

@@ -27,7 +27,7 @@ from ...format.log_file_name import make_write_token
 from ...log.append_handle import AppendHandle, avro_to_arrow_schema
 from ...log.storage import BackgroundSyncs
 from .. import markers
-from ..errors import ClusteringUpdateError
+from ..errors import ClusteringUpdateError, storage_errors
 from ..read.scanner import EVENT_TIME, ordering_ge
 from ..services.rollback import table_storage
 from ..timeline.commit_metadata import empty_write_stat
@@ -255,9 +255,15 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     ``tagged``: the batches carry each record's location, found before the task by a distributed index
     (:mod:`.key_lookup`): columns :data:`TAG_FILE_ID` (null for an insert) and :data:`TAG_PARTITION`
     (inserts given a small file arrive tagged with it). ``pack``: this task writes the instant's whole batch,
-    so its inserts may go into the small files (no other task can pick the same one)."""
+    so its inserts may go into the small files (no other task can pick the same one). A write the storage
+    refuses (a full disk) is a :class:`~hudi_log.table.errors.StorageWriteError` naming the table and file."""
+    with storage_errors(ctx.table_path):
+        return _write_task(ctx, batches, task_id, digest=digest, tagged=tagged, pack=pack)
+
+
+def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagged: bool, pack: bool) -> TaskWrite:
     table = to_table(batches)
-    if table is None or table.num_rows == 0:
+    if table is None or table.num_rows == 0 or ctx.operation == "delete_partition":  # it replaces, writes nothing
         return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
     props = ctx.properties
     keys = _strings(ctx.keygen.record_key_array(table))
@@ -289,7 +295,7 @@ def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table |
     ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor or merges else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
-                        avro_to_arrow_schema(ctx.schema))
+                        avro_to_arrow_schema(ctx.schema), where=ctx.table_path)
     refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
     stats: list[dict] = []
