@@ -16,6 +16,8 @@ policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
   plan version 2: ``filePathsToBeDeletedPerPartition`` with full paths), then the files are deleted, then
   the completed ``{ts}.clean`` (``{ts}_{completion}.clean`` in layout 2) holds a ``HoodieCleanMetadata``
   (Avro in both layouts, as Hudi writes it; version 2; file *names* per partition).
+* A pending plan's paths go through the containment rule (docs/security.md) before any clean or rollback
+  runs: one naming a file outside the table is refused, naming the plan file and field.
 * Nothing to delete → no clean instant (we do not write Hudi's optional empty clean commits).
 * A clean found pending (a killed run) is executed from its plan before a new one is planned; files
   already gone count as deleted. Where another writer may be live and its heartbeat is fresh, the clean

@@ -13,6 +13,9 @@
 * Then the failed instant's requested / inflight files and markers are deleted, and the rollback
   completes. A rollback interrupted half-way is finished by :func:`rollback_pending` (the plan is in
   its requested file; every step is idempotent).
+* A plan read back from the timeline (an interrupted rollback's, or one another tool left) is checked whole
+  before anything changes (:func:`contained_plan`, docs/security.md): every path it names stays in the table
+  and out of ``.hoodie``, its target is an instant time and a timeline action.
 * Concurrency (docs/concurrency.md): an instant whose heartbeat is alive belongs to a live writer and is
   never rolled back (:class:`~hudi_log.table.errors.ConcurrentWriterError`); a rollback runs under the
   table lock when one is configured and keeps a heartbeat of its own, so that an interrupted rollback is
