@@ -374,6 +374,47 @@ def test_commit_write_stat_outside_is_refused_on_read(box, form):
     box.assert_unchanged(before)
 
 
+@pytest.mark.parametrize("form", ["absolute", "relative", "symlink"])
+def test_cdc_stat_outside_is_refused(box, form):
+    """A COPY_ON_WRITE merge's commit names its CDC log in ``cdcStats``: a planted one leading out is refused."""
+    from hudi_log.table.read.cdc import read_cdc
+    o = opts(8, "COPY_ON_WRITE", **{"hoodie.table.cdc.enabled": "true",
+                                    "hoodie.table.cdc.supplemental.logging.mode": "DATA_BEFORE_AFTER"})
+    write_table(box.table, batch(range(4), "a", 1), "insert", o)
+    write_table(box.table, batch([0, 2], "b", 2), "upsert", o)
+    inst = HudiTable(box.table).timeline.completed_commits()[-1]
+    md = HudiTable(box.table).timeline.commit_metadata(inst)
+    stat = next(s for ss in md["partitionToWriteStats"].values() for s in ss if s.get("cdcStats"))
+    stat["cdcStats"] = {hostile(box, form, "canary.parquet"): 10}
+    import json
+    inst.path.write_text(json.dumps(md))
+    before = box.snapshot()
+    with pytest.raises(PathOutsideTableError, match="cdcStats"):
+        read_cdc(box.table, "0")
+    box.assert_unchanged(before)
+
+
+def test_marker_folder_through_a_link_is_refused_by_the_next_write(box):
+    """A failed write's markers name its partitions; rollback lists and deletes the instant's files there. A
+    partition folder planted as a link leading out is refused, the outside file named as that write's base
+    file left alone."""
+    from writers import crash
+    from hudi_log.table.markers import marker_dir
+    from hudi_log.table.write.client import begin_write
+    o = mor_table(box)
+    tx = begin_write(box.table, "upsert", o, schema=SCHEMA)
+    crash(tx)
+    os.symlink(box.outside, box.table / "lnk")
+    (marker_dir(box.table, tx.instant) / "lnk").mkdir(parents=True)
+    name = f"f1-0_0-0-0_{tx.instant}.parquet"
+    (marker_dir(box.table, tx.instant) / "lnk" / f"{name}.marker.CREATE").touch()
+    box.plant_twins([name])
+    before = box.snapshot()
+    with pytest.raises(PathOutsideTableError, match="symbolic link"):
+        write_table(box.table, batch([1], "c", 3), "upsert", o)
+    box.assert_unchanged(before)
+
+
 # ---- hoodie.properties folders -------------------------------------------------------------------------
 def set_property(box: Sandbox, key: str, value: str) -> None:
     p = read_properties(box.table).to_dict()
