@@ -1,0 +1,159 @@
+"""hudi-cli's operator commands in `hudi-log` (issue 39, deliverable 6): commits showpartitions/showfiles,
+fsview all/latest, stats wa/filesizes, checked on the Java-written v8 MOR corpus table (numbers read from
+its own commit files) and on tables the tests write."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from hudi_log.cli import main
+from hudi_log.cli.operator import _quantile, size_summary
+from hudi_log.table.write.client import write_table
+
+V8 = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
+FIRST, COMPACTION = "20251220210108078", "20251220210129235"
+
+SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
+OPTS = {"hoodie.table.name": "o", "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+        "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": "8"}
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def ok_json(*args):
+    r = cli(*args, "--json")
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def put(base, rows, ts, operation="upsert", opts=OPTS):
+    write_table(base, pa.Table.from_pylist([{"id": k, "val": v, "ts": ts, "part": p} for k, v, p in rows],
+                                           schema=SCHEMA), operation, opts)
+
+
+@pytest.fixture
+def v8(corpus_tables, tmp_path):
+    dest = tmp_path / "v8"
+    shutil.copytree(corpus_tables[V8], dest)
+    return dest
+
+
+def test_showpartitions_sums_the_commit_stats_as_hudi_cli(v8):
+    rows = ok_json("commits", "showpartitions", v8, FIRST)
+    # the first delta commit wrote one new base file per city: 2 + 4 + 2 inserts
+    assert [(r["partition"], r["files_added"], r["files_updated"], r["records_inserted"], r["bytes_written"])
+            for r in rows] == [("city=chennai", 1, 0, 2, 436201), ("city=san_francisco", 1, 0, 4, 436421),
+                               ("city=sao_paulo", 1, 0, 2, 436221)]
+    assert {r["action"] for r in rows} == {"deltacommit"}
+
+
+def test_showfiles_one_row_per_write_stat(v8):
+    rows = ok_json("commits", "showfiles", v8, COMPACTION)
+    assert [r["action"] for r in rows] == ["commit"] * 3
+    sf = next(r for r in rows if r["partition"] == "city=san_francisco")
+    assert (sf["file_id"], sf["previous_commit"], sf["records_updated"], sf["records_written"], sf["file_size"]) == \
+        ("036ded81-9ed4-479f-bcea-7145dfa0079b-0", FIRST, 1, 4, 436354)
+    # showpartitions of the same compaction: every file updated (its previous commit is set)
+    parts = ok_json("commits", "showpartitions", v8, COMPACTION)
+    assert all(p["files_added"] == 0 and p["files_updated"] == 1 for p in parts)
+    assert sum(p["records_updated"] for p in parts) == sum(r["records_updated"] for r in rows) == 1
+
+
+def test_showpartitions_counts_adds_updates_and_deletes_on_a_written_table(tmp_path):
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1"), ("b", "2", "p1"), ("c", "3", "p2")], 1, "insert")
+    put(base, [("a", "1x", "p1"), ("d", "4", "p2")], 2)
+    put(base, [("b", "", "p1")], 3, "delete")
+    commits = [r["instant"] for r in ok_json("commits", "show", base)]
+    assert len(commits) == 3
+    first = {r["partition"]: r for r in ok_json("commits", "showpartitions", base, commits[0])}
+    assert (first["p1"]["files_added"], first["p1"]["records_inserted"], first["p2"]["records_inserted"]) == (1, 2, 1)
+    deletes = ok_json("commits", "showpartitions", base, commits[2])
+    assert [(r["partition"], r["records_deleted"], r["files_added"]) for r in deletes] == [("p1", 1, 0)]
+    files = ok_json("commits", "showfiles", base, commits[1])
+    # the insert into p2 rewrote its small base file (2 records written), the update went to a log file
+    assert sorted((f["partition"], f["records_updated"], f["records_inserted"], f["records_written"]) for f in files) \
+        == [("p1", 1, 0, 1), ("p2", 0, 1, 2)]
+
+
+def test_commit_not_on_the_timeline_is_refused_naming_it(v8):
+    r = cli("commits", "showfiles", v8, "20991231000000000")
+    assert r.exit_code == 2 and "20991231000000000 is not a completed write" in r.output and str(v8) in r.output
+
+
+def test_fsview_all_and_latest(v8):
+    every = ok_json("fsview", "all", v8)
+    assert len(every) == 6  # three file groups, two slices each (before and after the compaction)
+    sp = [r for r in every if r["partition"] == "city=sao_paulo"]
+    assert [(r["base_instant"], r["log_files"]) for r in sp] == [(FIRST, 1), (COMPACTION, 1)]
+    assert sp[1]["log_files_size"] == 1145 and sp[1]["base_file_size"] == 436127
+    latest = ok_json("fsview", "latest", v8, "--partition", "city=sao_paulo")
+    assert len(latest) == 1 and latest[0]["base_instant"] == COMPACTION
+    # v8 names a log file after its own delta commit: not the base instant, so "unscheduled" as in Java
+    assert latest[0]["log_size_unscheduled"] == 1145 and latest[0]["log_size_scheduled"] == 0
+    assert latest[0]["log_to_base_unscheduled"] == pytest.approx(1145 / 436127)
+    old = ok_json("fsview", "all", v8, "--as-of", FIRST)
+    assert {r["base_instant"] for r in old} == {FIRST} and all(r["log_files"] == 0 for r in old)
+    r = cli("fsview", "latest", v8, "--partition", "city=nowhere")
+    assert r.exit_code == 2 and "no partition 'city=nowhere'" in r.output
+
+
+def test_fsview_latest_merges_a_pending_compaction(tmp_path):
+    from hudi_log.table.services.compaction import schedule_compaction
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1")], 1)
+    put(base, [("a", "2", "p1")], 2)
+    c = schedule_compaction(base)
+    put(base, [("a", "3", "p1")], 3)
+    every = ok_json("fsview", "all", base)
+    assert [r["base_instant"] for r in every][-1] == c and every[-1]["base_file"] == ""
+    assert every[-1]["base_file_size"] == -1
+    latest = ok_json("fsview", "latest", base)
+    assert len(latest) == 1 and latest[0]["base_instant"] != c and latest[0]["log_files"] == 2
+
+
+def test_stats_wa_counts_commits_and_replacecommits_with_a_total(v8):
+    rows = ok_json("stats", "wa", v8)
+    # the delta commits are not on Java's commit-and-replace timeline: only the compaction counts
+    assert rows == [{"instant": COMPACTION, "records_upserted": 1, "records_written": 6, "write_amplification": 6.0},
+                    {"instant": "Total", "records_upserted": 1, "records_written": 6, "write_amplification": 6.0}]
+
+
+def test_stats_wa_zero_without_updates(tmp_path):
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1")], 1, opts={**OPTS, "hoodie.datasource.write.table.type": "COPY_ON_WRITE"})
+    rows = ok_json("stats", "wa", base)
+    assert rows[-1]["instant"] == "Total" and rows[0]["write_amplification"] == 0 and rows[0]["records_written"] == 1
+
+
+def test_stats_filesizes(v8):
+    rows = ok_json("stats", "filesizes", v8)
+    assert [r["instant"] for r in rows] == [FIRST, COMPACTION, "ALL"]
+    first = rows[0]
+    assert (first["min"], first["max"], first["files"], first["p50"]) == (436201, 436421, 3, 436221)
+    assert rows[-1]["files"] == 6 and rows[-1]["avg"] == pytest.approx((436201 + 436421 + 436221 + 436098
+                                                                       + 436354 + 436127) / 6)
+    one = ok_json("stats", "filesizes", v8, "--partition", "city=chennai")
+    assert [r["files"] for r in one] == [1, 1, 2]
+
+
+def test_quantiles_as_dropwizard_uniform_snapshot():
+    v = [10, 20, 30, 40]
+    assert _quantile(v, 0.5) == 25  # pos 2.5: between the 2nd and 3rd
+    assert _quantile(v, 0.1) == 10 and _quantile(v, 0.95) == 40
+    s = size_summary("x", [1])
+    assert s["std_dev"] == 0 and s["p50"] == 1
+
+
+def test_plain_output_has_a_header(v8):
+    r = cli("fsview", "all", v8)
+    assert r.exit_code == 0
+    assert r.output.splitlines()[0].split("\t")[:3] == ["partition", "file_id", "base_instant"]
