@@ -157,3 +157,65 @@ def test_plain_output_has_a_header(v8):
     r = cli("fsview", "all", v8)
     assert r.exit_code == 0
     assert r.output.splitlines()[0].split("\t")[:3] == ["partition", "file_id", "base_instant"]
+
+
+# ---- commit rollback --------------------------------------------------------------------------------
+NO_MDT = ("-o", "hoodie.metadata.enable=false")  # the corpus table has a metadata table hudi-log does not update
+LAST = "20251220210130911"
+
+
+def _rs(path, **kw):
+    from hudi_rs_oracle import hudi_rs_rows
+    return sorted((r["uuid"], r["fare"]) for r in hudi_rs_rows(path, **kw))
+
+
+def test_commit_rollback_of_the_latest_commits_as_java(v8, corpus_tables):
+    before_compaction = _rs(corpus_tables[V8], as_of="20251220210129000")
+    r = cli("commit", "rollback", v8, COMPACTION, *NO_MDT)
+    assert r.exit_code == 2 and f"found commits after {COMPACTION}: {LAST}" in r.output
+    assert (v8 / ".hoodie" / "timeline" / "20251220210129235_20251220210129883.commit").exists()  # nothing changed
+    out = ok_json("commit", "rollback", v8, LAST, *NO_MDT)
+    assert out["rolled_back"] == LAST and out["files_deleted"] == 1
+    out = ok_json("commit", "rollback", v8, COMPACTION, *NO_MDT)
+    assert out["files_deleted"] == 3  # the compaction's three base files
+    names = sorted(p.name for p in (v8 / ".hoodie" / "timeline").iterdir())
+    assert not [n for n in names if n.startswith((COMPACTION, LAST))]  # completed, inflight and requested gone
+    assert sum(n.endswith(".rollback") for n in names) == 2
+    assert _rs(v8) == before_compaction  # hudi-rs reads the table as it was before both
+    assert [r["instant"] for r in ok_json("commits", "show", v8)][-1] == "20251220210128625"
+
+
+def test_commit_rollback_refusals(tmp_path):
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1")], 1)
+    put(base, [("a", "2", "p1")], 2)
+    first, second = [r["instant"] for r in ok_json("commits", "show", base)]
+    r = cli("savepoint", "create", base, second)
+    assert r.exit_code == 0, r.output
+    r = cli("commit", "rollback", base, second)
+    assert r.exit_code == 2 and "savepointed" in r.output and "savepoint delete" in r.output
+    r = cli("commit", "rollback", base, "20991231000000000")
+    assert r.exit_code == 2 and "no instant 20991231000000000" in r.output
+    r = cli("commit", "rollback", base, first)
+    assert r.exit_code == 2 and f"found commits after {first}" in r.output
+    assert len(ok_json("commits", "show", base)) == 2
+
+
+def test_commit_rollback_v6_mor_writes_a_rollback_block(tmp_path):
+    from hudi_log.format.reader import open_log
+    base = tmp_path / "t"
+    v6 = {**OPTS, "hoodie.write.table.version": "6"}
+    put(base, [("a", "1", "p1"), ("b", "1", "p1")], 1, opts=v6)
+    put(base, [("a", "2", "p1")], 2, opts=v6)
+    put(base, [("b", "3", "p1")], 3, opts=v6)
+    last = [r["instant"] for r in ok_json("commits", "show", base)][-1]
+    out = ok_json("commit", "rollback", base, last)
+    assert out["rolled_back"] == last
+    logs = sorted((base / "p1").glob(".*.log.*"))
+    blocks = [b for p in logs for b in open_log(p) if not b.corrupt]
+    # the logs are kept, and a new log version holds the rollback's command block (block type 0)
+    assert [(b.block_type, b.instant_time) for b in blocks][-1] == (0, out["rollback"]) and len(logs) == 3
+    from hudi_rs_oracle import hudi_rs_rows
+    assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == {"a": "2", "b": "1"}
+    from hudi_log.table import read_table
+    assert {r["id"]: r["val"] for r in read_table(base).to_pylist()} == {"a": "2", "b": "1"}
