@@ -219,3 +219,63 @@ def test_commit_rollback_v6_mor_writes_a_rollback_block(tmp_path):
     assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == {"a": "2", "b": "1"}
     from hudi_log.table import read_table
     assert {r["id"]: r["val"] for r in read_table(base).to_pylist()} == {"a": "2", "b": "1"}
+
+
+# ---- compaction validate / unschedule ---------------------------------------------------------------
+def _scheduled(tmp_path, version, later=True):
+    from hudi_log.table.services.compaction import schedule_compaction
+    base = tmp_path / f"t{version}"
+    opts = {**OPTS, "hoodie.write.table.version": str(version)}
+    put(base, [("a", "1", "p1"), ("b", "1", "p1")], 1, opts=opts)
+    put(base, [("a", "2", "p1")], 2, opts=opts)
+    c = schedule_compaction(base)
+    if later:
+        put(base, [("b", "3", "p1")], 3, opts=opts)  # a log file written after the request
+    return base, c
+
+
+@pytest.mark.parametrize("version,later", [(6, False), (8, True)])
+def test_compaction_validate_then_unschedule(tmp_path, version, later):
+    from hudi_rs_oracle import hudi_rs_rows
+    from hudi_log.table import read_table
+    base, c = _scheduled(tmp_path, version, later)
+    out = ok_json("compaction", "validate", base, c)
+    assert out["valid"] and len(out["operations"]) == 1 and out["operations"][0]["valid"]
+    done = ok_json("compaction", "unschedule", base, c)
+    assert done["unscheduled"] == c and not (base / ".hoodie" / f"{c}.compaction.requested").exists() \
+        and not list((base / ".hoodie").rglob(f"{c}.compaction.*"))
+    assert ok_json("compactions", "show", base) == {"compactions": []}
+    expected = {"a": "2", "b": "3" if later else "1"}
+    assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == expected
+    assert {r["id"]: r["val"] for r in read_table(base).to_pylist()} == expected
+    latest = ok_json("fsview", "latest", base)
+    assert len(latest) == 1 and latest[0]["log_files"] == (2 if later else 1)  # every log file in one slice
+
+
+def test_compaction_unschedule_v6_refused_with_logs_written_after_the_request(tmp_path):
+    base, c = _scheduled(tmp_path, 6)
+    r = cli("compaction", "unschedule", base, c)
+    assert r.exit_code == 2 and "1 log file(s) were written into compaction" in r.output \
+        and f"hudi-log compact PATH --instant {c}" in r.output
+    assert (base / ".hoodie" / f"{c}.compaction.requested").exists()
+
+
+def test_compaction_validate_reports_a_missing_log_file(tmp_path):
+    base, c = _scheduled(tmp_path, 8)
+    plan_log = json.loads(cli("compactions", "show", base, "--json").output)["compactions"][0]["operations"][0]
+    (base / "p1" / plan_log["log_files"][0]).unlink()
+    r = cli("compaction", "validate", base, c, "--json")
+    assert r.exit_code == 1
+    op = json.loads(r.output)["operations"][0]
+    assert not op["valid"] and "missing" in op["error"]
+
+
+def test_compaction_unschedule_refusals(tmp_path):
+    base, c = _scheduled(tmp_path, 8)
+    (base / ".hoodie" / "timeline" / f"{c}.compaction.inflight").write_bytes(b"")
+    r = cli("compaction", "unschedule", base, c)
+    assert r.exit_code == 2 and "inflight" in r.output
+    assert (base / ".hoodie" / "timeline" / f"{c}.compaction.requested").exists()
+    first = ok_json("commits", "show", base)[0]["instant"]
+    r = cli("compaction", "unschedule", base, first)
+    assert r.exit_code == 2 and f"instant {first} is not a pending compaction" in r.output

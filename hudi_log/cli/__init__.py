@@ -7,7 +7,7 @@
 * :mod:`.services`: table services (compact, cluster, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive);
 * :mod:`.operator`: hudi-cli's read-only operator commands (commits showpartitions|showfiles, fsview, stats);
-* :mod:`.operator_admin`: hudi-cli's operator commands that change a table (commit rollback, ...).
+* :mod:`.operator_admin`: hudi-cli's operator commands that change a table (commit rollback, compaction validate|unschedule, ...).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
 (:mod:`.output` holds the convention); no input gives a traceback. ``HUDI_LOG_DEBUG=1`` re-raises
@@ -25,7 +25,7 @@ from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .operator import commits_showfiles, commits_showpartitions, fsview_group, stats_group
-from .operator_admin import commit_group
+from .operator_admin import commit_group, compaction_group
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
@@ -107,7 +107,8 @@ for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive"),
-                        (fsview_group, "fsview"), (stats_group, "stats"), (commit_group, "commit")):
+                        (fsview_group, "fsview"), (stats_group, "stats"), (commit_group, "commit"),
+                        (compaction_group, "compaction")):
     main.add_command(_command, _name)
 commits_group.add_command(commits_showpartitions)  # hudi-cli's `commit showpartitions|showfiles`
 commits_group.add_command(commits_showfiles)
