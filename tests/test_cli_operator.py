@@ -279,3 +279,70 @@ def test_compaction_unschedule_refusals(tmp_path):
     first = ok_json("commits", "show", base)[0]["instant"]
     r = cli("compaction", "unschedule", base, first)
     assert r.exit_code == 2 and f"instant {first} is not a pending compaction" in r.output
+
+
+# ---- clean policies ---------------------------------------------------------------------------------
+COW = {**OPTS, "hoodie.datasource.write.table.type": "COPY_ON_WRITE"}
+
+
+def _cow_versions(tmp_path, n=4):
+    base = tmp_path / "cow"
+    for i in range(n):
+        put(base, [("a", str(i), "p1"), ("b", str(i), "p1")], i, opts=COW)
+    return base, [r["instant"] for r in ok_json("commits", "show", base)]
+
+
+def _base_instants(base):
+    return sorted(p.name.rsplit("_", 1)[1].split(".")[0] for p in (base / "p1").glob("*.parquet"))
+
+
+def test_clean_keep_latest_file_versions(tmp_path):
+    from hudi_rs_oracle import hudi_rs_rows
+    from hudi_log.table.timeline.timeline import Timeline
+    from hudi_log.table.properties import read_properties
+    base, commits = _cow_versions(tmp_path)
+    out = ok_json("clean", base, "--policy", "KEEP_LATEST_FILE_VERSIONS", "--retain-versions", "2")
+    assert out["files_deleted"] == 2 and out["policy"] == "KEEP_LATEST_FILE_VERSIONS" and out["retained"] == 2
+    assert _base_instants(base) == commits[2:]  # the two latest versions of the one file group
+    assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == {"a": "3", "b": "3"}
+    tl = Timeline(base, read_properties(base))
+    md = tl.commit_metadata(tl.instant(out["clean"]))
+    assert md["policy"] == "KEEP_LATEST_FILE_VERSIONS" and md["earliestCommitToRetain"] == ""
+    # the same through hoodie.cleaner.* options; a flag that disagrees with them is refused
+    assert ok_json("clean", base, "-o", "hoodie.cleaner.policy=KEEP_LATEST_FILE_VERSIONS",
+                   "-o", "hoodie.cleaner.fileversions.retained=1")["files_deleted"] == 1
+    assert _base_instants(base) == commits[3:]
+    r = cli("clean", base, "--policy", "KEEP_LATEST_COMMITS", "-o", "hoodie.cleaner.policy=KEEP_LATEST_FILE_VERSIONS")
+    assert r.exit_code == 2 and "hoodie.cleaner.policy" in r.output
+    r = cli("clean", base, "--policy", "KEEP_LATEST_BY_HOURS", "--retain-versions", "1")
+    assert r.exit_code == 2 and "--retain-versions does not go with --policy KEEP_LATEST_BY_HOURS" in r.output
+
+
+def test_clean_file_versions_keeps_what_a_pending_compaction_needs(tmp_path):
+    from hudi_rs_oracle import hudi_rs_rows
+    from hudi_log.table.services.compaction import schedule_compaction
+    base = tmp_path / "mor"
+    put(base, [("a", "0", "p1")], 0)
+    put(base, [("a", "1", "p1")], 1)
+    from hudi_log.table.services.compaction import compact
+    compact(base)  # a second slice
+    put(base, [("a", "2", "p1")], 2)
+    c = schedule_compaction(base)
+    assert c is not None
+    # retain 1: the slice the pending compaction needs counts as that version; the older slice goes
+    out = ok_json("clean", base, "--policy", "KEEP_LATEST_FILE_VERSIONS", "--retain-versions", "1")
+    assert out["files_deleted"] >= 1
+    assert json.loads(cli("compaction", "validate", base, c, "--json").output)["valid"]
+    assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == {"a": "2"}
+
+
+def test_clean_keep_latest_by_hours(tmp_path, monkeypatch):
+    import datetime
+    from hudi_log.table.services import clean as clean_mod
+    base, commits = _cow_versions(tmp_path)
+    assert ok_json("clean", base, "--policy", "KEEP_LATEST_BY_HOURS", "--retain-hours", "1")["files_deleted"] == 0
+    # an hour after the third commit: it is the earliest to retain, the slice before it is kept for it
+    third = datetime.datetime.strptime(commits[2][:17], "%Y%m%d%H%M%S%f") + datetime.timedelta(hours=1)
+    monkeypatch.setattr(clean_mod, "_now", lambda utc: third)
+    out = ok_json("clean", base, "--policy", "keep_latest_by_hours", "--retain-hours", "1")
+    assert out["files_deleted"] == 1 and _base_instants(base) == commits[1:]
