@@ -39,11 +39,15 @@ def put(base, rows, ts, operation="upsert", opts=OPTS):
                                            schema=SCHEMA), operation, opts)
 
 
+def _copy(corpus_tables, tmp_path, name):
+    dest = tmp_path / name.rsplit("_", 1)[-1]
+    shutil.copytree(corpus_tables[name], dest)
+    return dest
+
+
 @pytest.fixture
 def v8(corpus_tables, tmp_path):
-    dest = tmp_path / "v8"
-    shutil.copytree(corpus_tables[V8], dest)
-    return dest
+    return _copy(corpus_tables, tmp_path, V8)
 
 
 def test_showpartitions_sums_the_commit_stats_as_hudi_cli(v8):
@@ -346,3 +350,96 @@ def test_clean_keep_latest_by_hours(tmp_path, monkeypatch):
     monkeypatch.setattr(clean_mod, "_now", lambda utc: third)
     out = ok_json("clean", base, "--policy", "keep_latest_by_hours", "--retain-hours", "1")
     assert out["files_deleted"] == 1 and _base_instants(base) == commits[1:]
+
+
+# ---- table configs, repairs, markers, export ---------------------------------------------------------
+V6 = "sample_table_mor_parquet_v6_simplekeygen_nonhivestyle"
+
+
+@pytest.fixture
+def v6(corpus_tables, tmp_path):
+    return _copy(corpus_tables, tmp_path, V6)
+
+
+def _rs_count(path):
+    from hudi_rs_oracle import hudi_rs_rows
+    return len(hudi_rs_rows(path))
+
+
+def test_table_update_delete_recover_configs(v6, tmp_path):
+    from hudi_log.table.properties import read_properties
+    rows = _rs_count(v6)
+    before = dict(read_properties(v6))
+    out = ok_json("table", "update-configs", v6, "--set", "hoodie.cleaner.commits.retained=5")
+    assert out["changed"] == [{"property": "hoodie.cleaner.commits.retained", "old": None, "new": "5"}]
+    props = read_properties(v6)
+    assert props["hoodie.cleaner.commits.retained"] == "5" and props.checksum_ok() is not False
+    assert not (v6 / ".hoodie" / "hoodie.properties.backup").exists()
+    assert _rs_count(v6) == rows  # hudi-rs still reads the table
+    f = tmp_path / "p.properties"
+    f.write_text("hoodie.cleaner.commits.retained=7\n")
+    assert ok_json("table", "update-configs", v6, "--props-file", f)["changed"][0]["new"] == "7"
+    assert ok_json("table", "delete-configs", v6, "hoodie.cleaner.commits.retained")["changed"][0]["new"] is None
+    assert dict(read_properties(v6)) == before
+    # refused before anything is written
+    for bad in ("hoodie.table.version=7", "hoodie.table.checksum=1", "hoodie.table.name="):
+        r = cli("table", "update-configs", v6, "--set", bad)
+        assert r.exit_code == 2, (bad, r.output)
+    assert dict(read_properties(v6)) == before
+    # a killed update: the properties gone, the backup left: recover-configs restores it
+    (v6 / ".hoodie" / "hoodie.properties").rename(v6 / ".hoodie" / "hoodie.properties.backup")
+    assert ok_json("table", "recover-configs", v6) == {"recover": "restored from the backup"}
+    assert dict(read_properties(v6)) == before and not (v6 / ".hoodie" / "hoodie.properties.backup").exists()
+    assert ok_json("table", "recover-configs", v6) == {"recover": "nothing to recover"}
+    assert cli("table", v6, "--json").exit_code == 0  # `table PATH` is still the summary
+
+
+def test_repair_overwrite_hoodie_props(v6, tmp_path):
+    from hudi_log.table.properties import properties_text, read_properties
+    props = dict(read_properties(v6))
+    props["hoodie.archivelog.folder"] = "archived2"
+    f = tmp_path / "new.properties"
+    f.write_text(properties_text(props), encoding="latin-1")
+    out = ok_json("repair", "overwrite-hoodie-props", v6, "--new-props-file", f)
+    assert out["changed"] == [{"property": "hoodie.archivelog.folder", "old": "archived", "new": "archived2"}]
+    assert read_properties(v6)["hoodie.archivelog.folder"] == "archived2"
+    assert _rs_count(v6) > 0
+
+
+def test_repair_addpartitionmeta(v6):
+    rows = _rs_count(v6)
+    parts = sorted(p.parent.name for p in v6.glob("*/.hoodie_partition_metadata"))
+    assert parts
+    (v6 / parts[0] / ".hoodie_partition_metadata").unlink()
+    dry = ok_json("repair", "addpartitionmeta", v6)
+    assert [(r["partition"], r["metadata_present"], r["action"]) for r in dry if not r["metadata_present"]] == \
+        [(parts[0], False, "Would repair")]
+    assert not (v6 / parts[0] / ".hoodie_partition_metadata").exists()  # a dry run by default, as Java
+    done = ok_json("repair", "addpartitionmeta", v6, "--no-dry-run")
+    assert [r["action"] for r in done if r["partition"] == parts[0]] == ["Repaired"]
+    text = (v6 / parts[0] / ".hoodie_partition_metadata").read_text()
+    assert "commitTime=" in text and "partitionDepth=1" in text
+    assert _rs_count(v6) == rows
+
+
+def test_marker_delete(tmp_path):
+    from hudi_log.table.markers import create_marker, marker_dir
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1")], 1)
+    create_marker(base, "20200101000000000", "p1", "x.parquet", "CREATE")
+    assert ok_json("marker", "delete", base, "20200101000000000") == {"instant": "20200101000000000",
+                                                                      "markers_deleted": 1}
+    assert not marker_dir(base, "20200101000000000").exists()
+    assert ok_json("marker", "delete", base, "20200101000000000")["markers_deleted"] == 0
+
+
+def test_export_instants(v8, tmp_path):
+    out = tmp_path / "exp"
+    done = ok_json("export", "instants", v8, "--dir", out)
+    assert [d["instant"] for d in done] == ["20251220210108078", "20251220210123755", "20251220210125441",
+                                            "20251220210127080", "20251220210128625", COMPACTION, LAST]
+    first = done[0]["file"]
+    assert (out / first).read_bytes() == (v8 / ".hoodie" / "timeline" / first).read_bytes()
+    newest = ok_json("export", "instants", v8, "--dir", tmp_path / "e2", "--desc", "--limit", "1",
+                     "--actions", "commit")
+    assert [(d["instant"], d["action"]) for d in newest] == [(COMPACTION, "commit")]

@@ -5,7 +5,9 @@
   checks Java makes are :mod:`hudi_log.table.services.commit_rollback`'s);
 * ``compaction validate|unschedule PATH INSTANT``: check or remove a pending compaction plan
   (``CompactionAdminClient``: :mod:`hudi_log.table.services.compaction_admin`); validate exits 1 when an
-  operation is invalid.
+  operation is invalid;
+* ``table update-configs|delete-configs|recover-configs``, ``repair overwrite-hoodie-props|addpartitionmeta``,
+  ``marker delete``, ``export instants``: :mod:`hudi_log.table.admin`. ``table PATH`` stays the summary.
 
 Errors follow the CLI's convention (cli/output.py): exit 2 when refused before anything changed, 3 when a
 step failed in the middle.
@@ -96,3 +98,190 @@ def compaction_unschedule(path, instant, as_json, extra):
         raise_error(e)
     click.echo(dumps(done.to_dict()) if as_json
                else f"unscheduled compaction {instant}: deleted {done.plan_file}")
+
+
+# ---- table configs, repairs, markers, export -------------------------------------------------------
+class TableGroup(click.Group):
+    """``hudi-log table PATH`` (the table's summary) beside hudi-cli's ``table update-configs|recover-configs|
+    delete-configs``: a first argument that names no subcommand is the PATH of the summary."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+def _changes(changes, as_json: bool, what: str) -> None:
+    rows = [c.to_dict() for c in changes]
+    if as_json:
+        click.echo(dumps({"changed": rows}, indent=2))
+    elif rows:
+        print_table(what, ("property", "old", "new"), ([r["property"], r["old"], r["new"]] for r in rows))
+    else:
+        click.echo("no property changed")
+
+
+def _key_values(pairs, what: str) -> dict:
+    out = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k.strip():
+            raise click.UsageError(f"{what} {kv!r} is not KEY=VALUE")
+        out[k.strip()] = v
+    return out
+
+
+def _props_file(path) -> dict:
+    from ..table.properties import parse_java_properties
+    try:
+        with open(path, encoding="latin-1") as f:
+            return parse_java_properties(f.read())
+    except OSError as e:
+        raise_error(e)
+
+
+def table_group(summary: click.Command) -> click.Group:
+    """The ``table`` group: ``summary`` (``hudi-log table PATH``) and the config commands."""
+    group = TableGroup("table", help="The table's summary (`hudi-log table PATH [--json]`), or hudi-cli's "
+                                     "`table update-configs|delete-configs|recover-configs`.")
+    group.add_command(summary, "show")
+    for c in (table_update_configs, table_delete_configs, table_recover_configs):
+        group.add_command(c)
+    return group
+
+
+@click.command("update-configs")
+@_PATH
+@click.option("--set", "pairs", multiple=True, metavar="KEY=VALUE", help="A property to set (repeatable).")
+@click.option("--props-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A Java properties file whose properties are set (hudi-cli's --props-file).")
+@_JSON
+@_OPTION
+def table_update_configs(path, pairs, props_file, as_json, extra):
+    """Set properties in .hoodie/hoodie.properties, through hoodie.properties.backup as Hudi does."""
+    from ..table.admin import update_table_configs
+    updates = {**(_props_file(props_file) if props_file else {}), **_key_values(pairs, "--set")}
+    if not updates:
+        raise click.UsageError("give --set KEY=VALUE or --props-file")
+    try:
+        changes = update_table_configs(path, updates, options=hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    _changes(changes, as_json, "updated properties")
+
+
+@click.command("delete-configs")
+@_PATH
+@click.argument("keys", nargs=-1, required=True)
+@_JSON
+@_OPTION
+def table_delete_configs(path, keys, as_json, extra):
+    """Remove properties KEYS from .hoodie/hoodie.properties (through the backup, as Hudi does)."""
+    from ..table.admin import update_table_configs
+    try:
+        changes = update_table_configs(path, {}, deletes=keys, options=hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    _changes(changes, as_json, "deleted properties")
+
+
+@click.command("recover-configs")
+@_PATH
+@_JSON
+def table_recover_configs(path, as_json):
+    """Restore a missing or damaged hoodie.properties from hoodie.properties.backup (then delete the backup)."""
+    from ..table.admin import recover_table_configs
+    try:
+        done = recover_table_configs(path)
+    except HudiLogError as e:
+        raise_error(e)
+    click.echo(dumps({"recover": done}) if as_json else done)
+
+
+@click.group("repair")
+def repair_group():
+    """hudi-cli's repairs: overwrite-hoodie-props, addpartitionmeta."""
+
+
+@repair_group.command("overwrite-hoodie-props")
+@_PATH
+@click.option("--new-props-file", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The Java properties file that replaces hoodie.properties (its checksum recomputed).")
+@_JSON
+@_OPTION
+def repair_overwrite_props(path, new_props_file, as_json, extra):
+    """Replace .hoodie/hoodie.properties by a properties file, through the backup as Hudi does; prints what
+    changed."""
+    from ..table.admin import overwrite_table_properties
+    try:
+        changes = overwrite_table_properties(path, _props_file(new_props_file), options=hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    _changes(changes, as_json, "hoodie.properties")
+
+
+@repair_group.command("addpartitionmeta")
+@_PATH
+@click.option("--dry-run/--no-dry-run", default=True, show_default=True,
+              help="Only report (hudi-cli's --dryrun, true by default).")
+@_JSON
+def repair_addpartitionmeta(path, dry_run, as_json):
+    """Write .hoodie_partition_metadata (naming the latest write) into each folder holding data files
+    without one."""
+    from ..table.admin import add_partition_metadata
+    try:
+        rows = [r.to_dict() for r in add_partition_metadata(path, dry_run)]
+    except HudiLogError as e:
+        raise_error(e)
+    if as_json:
+        click.echo(dumps(rows, indent=2))
+    else:
+        print_table("partitions", ("partition", "metadata_present", "action"),
+                    ([r["partition"], r["metadata_present"], r["action"]] for r in rows))
+
+
+@click.group("marker")
+def marker_group():
+    """An instant's markers (hudi-cli's `marker delete`)."""
+
+
+@marker_group.command("delete")
+@_PATH
+@click.argument("instant")
+@_JSON
+@_OPTION
+def marker_delete(path, instant, as_json, extra):
+    """Delete the markers of INSTANT (.hoodie/.temp/INSTANT); refused while its writer is alive."""
+    from ..table.admin import delete_instant_markers
+    from ..table.read.instants import parse_instant
+    try:
+        n = delete_instant_markers(path, parse_instant(instant, "INSTANT", path), hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    click.echo(dumps({"instant": instant, "markers_deleted": n}) if as_json
+               else f"deleted {n} marker(s) of {instant}")
+
+
+@click.group("export")
+def export_group():
+    """Copy instants out of the table (hudi-cli's `export instants`)."""
+
+
+@export_group.command("instants")
+@_PATH
+@click.option("--dir", "folder", type=click.Path(file_okay=False), required=True, help="The local folder to write.")
+@click.option("--actions", default=",".join(("clean", "commit", "deltacommit", "rollback", "savepoint", "restore")),
+              show_default=True, help="Comma-separated actions to export.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many instants.")
+@click.option("--desc", is_flag=True, help="Newest first.")
+@_JSON
+def export_instants_cmd(path, folder, actions, limit, desc, as_json):
+    """Write each completed instant (archived ones as their metadata in JSON, active ones as their instant
+    file) into --dir."""
+    from ..table.admin import export_instants
+    try:
+        done = export_instants(path, folder, [a.strip() for a in actions.split(",") if a.strip()], limit, desc)
+    except (HudiLogError, OSError) as e:
+        raise_error(e)
+    click.echo(dumps([d.to_dict() for d in done], indent=2) if as_json
+               else f"exported {len(done)} instant(s) to {folder}")
