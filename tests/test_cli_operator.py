@@ -333,9 +333,15 @@ def test_clean_file_versions_keeps_what_a_pending_compaction_needs(tmp_path):
     put(base, [("a", "2", "p1")], 2)
     c = schedule_compaction(base)
     assert c is not None
-    # retain 1: the slice the pending compaction needs counts as that version; the older slice goes
+    slices = [r["base_instant"] for r in ok_json("fsview", "all", base)]
+    assert len(slices) == 3 and slices[-1] == c  # the first write's, the compaction's, the pending one
+    # the slices the pending compaction needs count as one version: with 2 kept, nothing goes
+    out = ok_json("clean", base, "--policy", "KEEP_LATEST_FILE_VERSIONS", "--retain-versions", "2")
+    assert out["files_deleted"] == 0
+    # with 1 kept, the first slice (its base file and log file) goes; the compaction's slices stay
     out = ok_json("clean", base, "--policy", "KEEP_LATEST_FILE_VERSIONS", "--retain-versions", "1")
-    assert out["files_deleted"] >= 1
+    assert out["files_deleted"] == 2
+    assert [r["base_instant"] for r in ok_json("fsview", "all", base)] == slices[1:]
     assert json.loads(cli("compaction", "validate", base, c, "--json").output)["valid"]
     assert {r["id"]: r["val"] for r in hudi_rs_rows(base)} == {"a": "2"}
 
