@@ -203,6 +203,17 @@ def test_commit_rollback_refusals(tmp_path):
     r = cli("commit", "rollback", base, first)
     assert r.exit_code == 2 and f"found commits after {first}" in r.output
     assert len(ok_json("commits", "show", base)) == 2
+    r = cli("savepoint", "delete", base, second)
+    assert r.exit_code == 0, r.output
+    from hudi_log.table.properties import read_properties
+    from hudi_log.table.timeline.writer import TimelineWriter
+    tw = TimelineWriter(base, read_properties(base))
+    pending = tw.new_instant_time()
+    tw.requested("deltacommit", pending)  # a write in flight after it
+    r = cli("commit", "rollback", base, second)
+    assert r.exit_code == 2 and f"found in-flight commits after {second}: {pending}" in r.output
+    r = cli("rollback", base, second)  # the failed-write rollback points to this command
+    assert r.exit_code == 2 and "hudi-log commit rollback" in r.output
 
 
 def test_commit_rollback_v6_mor_writes_a_rollback_block(tmp_path):
