@@ -460,3 +460,25 @@ def test_export_instants(v8, tmp_path):
     newest = ok_json("export", "instants", v8, "--dir", tmp_path / "e2", "--desc", "--limit", "1",
                      "--actions", "commit")
     assert [(d["instant"], d["action"]) for d in newest] == [(COMPACTION, "commit")]
+
+
+def test_export_refuses_an_archived_name_that_is_a_path(v8, tmp_path, monkeypatch):
+    from hudi_log.table.services import archive
+    evil = archive.ArchivedInstant("../../x", "commit", "COMPLETED", "f")
+    monkeypatch.setattr(archive, "read_archive", lambda *a, **k: [evil])
+    r = cli("export", "instants", v8, "--dir", tmp_path / "e")
+    assert r.exit_code == 2 and "is not an instant time and action" in r.output
+    assert not (tmp_path / "x.commit").exists() and not (tmp_path / "e").exists()  # refused before any write
+
+
+def test_commit_rollback_cow_read_by_hudi_rs(tmp_path):
+    from hudi_rs_oracle import hudi_rs_rows
+    base = tmp_path / "cow"
+    for i in range(3):
+        put(base, [("a", str(i), "p1"), (f"n{i}", "x", "p2")], i, opts=COW)
+    commits = [r["instant"] for r in ok_json("commits", "show", base)]
+    expected = sorted((r["id"], r["val"]) for r in hudi_rs_rows(base, as_of=commits[1]))
+    out = ok_json("commit", "rollback", base, commits[2])
+    assert out["files_deleted"] == 2  # the new versions of both file groups
+    assert sorted((r["id"], r["val"]) for r in hudi_rs_rows(base)) == expected
+    assert ("a", "1") in expected and ("n2", "x") not in expected

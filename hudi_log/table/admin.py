@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
@@ -41,6 +42,8 @@ from .timeline.timeline import WRITE_ACTIONS, Timeline
 from .view.file_system_view import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name
 
 CHECKSUM = "hoodie.table.checksum"
+#: what an exported archived instant's file name must look like: ``{digits}.{action}``
+_EXPORT_NAME = re.compile(r"^\d+\.[a-z]+$")
 #: Java's default for ``export instants --actions``
 EXPORT_ACTIONS = ("clean", "commit", "deltacommit", "rollback", "savepoint", "restore")
 
@@ -210,6 +213,10 @@ def export_instants(table_path, folder, actions=EXPORT_ACTIONS, limit: int | Non
     items = [("archived", a.commit_time, a.action, a) for a in read_archive(root, props)
              if a.state == "COMPLETED" and a.action in wanted]
     items += [("active", i.requested_time, i.action, i) for i in timeline.completed() if i.action in wanted]
+    for source, instant, action, item in items:
+        if source == "archived" and not _EXPORT_NAME.match(f"{instant}.{action}"):  # from records: never a path
+            raise AdminError(item.file or root, f"archived instant {instant}.{action!r} is not an instant time and "
+                                                "action; nothing was exported (repair or remove that archive file)")
     items.sort(key=lambda t: t[1], reverse=desc)
     if limit is not None:
         items = items[:limit]
