@@ -482,3 +482,21 @@ def test_commit_rollback_cow_read_by_hudi_rs(tmp_path):
     assert out["files_deleted"] == 2  # the new versions of both file groups
     assert sorted((r["id"], r["val"]) for r in hudi_rs_rows(base)) == expected
     assert ("a", "1") in expected and ("n2", "x") not in expected
+
+
+def test_marker_delete_refused_while_the_writer_is_alive(tmp_path):
+    from hudi_log.table.concurrency.heartbeat import heartbeat_path
+    from hudi_log.table.markers import create_marker, marker_dir
+    from hudi_log.table.properties import read_properties
+    from hudi_log.table.timeline.writer import TimelineWriter
+    base = tmp_path / "t"
+    put(base, [("a", "1", "p1")], 1)
+    tw = TimelineWriter(base, read_properties(base))
+    live = tw.new_instant_time()
+    tw.requested("deltacommit", live)
+    create_marker(base, live, "p1", "x.parquet", "CREATE")
+    hb = heartbeat_path(base, live)
+    hb.parent.mkdir(parents=True, exist_ok=True)
+    hb.write_bytes(b"")  # a fresh heartbeat: its writer is alive
+    r = cli("marker", "delete", base, live)
+    assert r.exit_code == 2 and "its writer is alive" in r.output and marker_dir(base, live).exists()
