@@ -377,7 +377,8 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
         if target.is_completed:
             raise RollbackError(target.path or timeline.folder,
                                 f"instant {instant} ({target.action}) is completed; only failed (pending) writes "
-                                "are rolled back here")
+                                "are rolled back here (`hudi-log commit rollback PATH INSTANT` rolls back the latest "
+                                "completed write)")
         if target.action not in ROLLBACKABLE_ACTIONS:
             raise RollbackError(target.path or timeline.folder,
                                 f"instant {instant} is a pending {target.action}, not a write")
