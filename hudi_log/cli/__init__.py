@@ -5,7 +5,11 @@
 * :mod:`.view`: a log file as a picture (view: an offline HTML viewer, map: an SVG/PNG block map);
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, cluster, clean, rollback);
-* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
+* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive);
+* :mod:`.operator`: hudi-cli's read-only operator commands (commits showpartitions|showfiles, fsview, stats);
+* :mod:`.operator_admin`: hudi-cli's operator commands that change a table (commit rollback,
+  compaction validate|unschedule, table update-configs|delete-configs|recover-configs, repair, marker delete,
+  export instants).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
 (:mod:`.output` holds the convention); no input gives a traceback. ``HUDI_LOG_DEBUG=1`` re-raises
@@ -22,6 +26,8 @@ import click
 from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
+from .operator import commits_showfiles, commits_showpartitions, fsview_group, stats_group
+from .operator_admin import commit_group, compaction_group, export_group, marker_group, repair_group, table_group
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
@@ -103,8 +109,13 @@ for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "
                         (cluster_cmd, "cluster")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
-                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):
+                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive"),
+                        (fsview_group, "fsview"), (stats_group, "stats"), (commit_group, "commit"),
+                        (compaction_group, "compaction"), (repair_group, "repair"), (marker_group, "marker"),
+                        (export_group, "export")):
     main.add_command(_command, _name)
+commits_group.add_command(commits_showpartitions)  # hudi-cli's `commit showpartitions|showfiles`
+commits_group.add_command(commits_showfiles)
 
 if __name__ == "__main__":
     main()
