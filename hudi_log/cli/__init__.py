@@ -31,7 +31,7 @@ from .operator_admin import commit_group, compaction_group, export_group, marker
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
-from .upgrade import table_group
+from .upgrade import downgrade_cmd, upgrade_cmd
 from .timeline import (archive_cmd, archived_group, cleans_group, commits_group, savepoint_group,
                        savepoints_group)
 from .view import map_cmd, view
@@ -102,8 +102,11 @@ def main(storage) -> None:
     hudi_options(storage)  # takes the fs.s3a.* keys for every path the command opens
 
 
+_table = table_group(table_cmd)
+_table.add_command(upgrade_cmd)
+_table.add_command(downgrade_cmd)
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
-                        (write_block, "write-block"), (table_group(table_cmd), "table"), (read_cmd, "read"), (write_cmd, "write"),
+                        (write_block, "write-block"), (_table, "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
                         (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map"),
                         (cluster_cmd, "cluster")):

@@ -1,8 +1,6 @@
 """`hudi-log table upgrade|downgrade PATH --to N`: hudi-cli's ``upgrade table`` / ``downgrade table``
-(``UpgradeOrDowngradeCommand``), over :func:`hudi_log.table.write.upgrade.change_table_version`.
-
-``table`` stays the command that shows a table (``hudi-log table PATH``): :class:`TableGroup` reads a first
-argument that is not one of its subcommands as the path to show."""
+(``UpgradeOrDowngradeCommand``), over :func:`hudi_log.table.write.upgrade.change_table_version`; two
+subcommands of the ``table`` group (:func:`hudi_log.cli.operator_admin.table_group`)."""
 
 from __future__ import annotations
 
@@ -11,15 +9,6 @@ import json
 import click
 
 from .output import StoragePath, hudi_options
-
-
-class TableGroup(click.Group):
-    """``table PATH`` shows the table (the ``show`` subcommand); ``table upgrade|downgrade PATH`` move it."""
-
-    def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["show", *args]
-        return super().parse_args(ctx, args)
 
 
 def _version_command(name: str, direction: str):
@@ -55,12 +44,3 @@ def _version_command(name: str, direction: str):
 
 upgrade_cmd = _version_command("upgrade", "upgrade")
 downgrade_cmd = _version_command("downgrade", "downgrade")
-
-
-def table_group(show: click.Command) -> click.Group:
-    """The ``table`` group: ``show`` (also ``table PATH``), ``upgrade``, ``downgrade``."""
-    group = TableGroup("table", help=show.help, short_help="Show a table; upgrade or downgrade it.")
-    group.add_command(show, "show")
-    group.add_command(upgrade_cmd, "upgrade")
-    group.add_command(downgrade_cmd, "downgrade")
-    return group

@@ -267,7 +267,10 @@ class TableProperties(Mapping):
         return within_table(root, self._props.get(key) or default, source=self.path, field=key)
 
     def timeline_folder(self, table_path):
-        """Where the active timeline's instants are: ``.hoodie`` (layout 1) or ``.hoodie/{hoodie.timeline.path}``."""
+        """Where the active timeline's instants are: ``.hoodie`` (layout 1, whatever ``hoodie.timeline.path``
+        says: a table Java downgraded from version 8 keeps the key) or ``.hoodie/{hoodie.timeline.path}``."""
+        if not self.timeline_path:
+            return as_path(table_path) / ".hoodie"
         return self.meta_folder(table_path, "hoodie.timeline.path", self.timeline_path)
 
     def check_meta_folders(self, table_path) -> None:
@@ -541,14 +544,19 @@ def write_properties(table_path, props: Mapping[str, str]) -> TableProperties:
 
 
 def replace_properties(table_path, props: Mapping[str, str]) -> TableProperties:
-    """Rewrite ``hoodie.properties`` with Java's backup protocol (``HoodieTableConfig.modify``): the old file is
-    copied to ``hoodie.properties.backup`` first, the new one written, then the backup deleted. A crash at any
-    point leaves one whole file that :func:`read_properties` takes: the main one, or the backup where the main
-    one is missing or fails its checksum."""
+    """Rewrite ``hoodie.properties`` as Java's ``HoodieTableConfig.modify`` does: the current file copied to
+    ``hoodie.properties.backup``, the main one deleted (readers take the backup meanwhile), the new one
+    written with a fresh checksum and read back, then the backup deleted. A crash at any point leaves one
+    whole file that :func:`read_properties` takes: the main one, or the backup where the main one is missing
+    or fails its checksum."""
     meta = as_path(table_path) / ".hoodie"
-    main = meta / PROPERTIES_FILE
+    main, backup = meta / PROPERTIES_FILE, meta / BACKUP_FILE
     if main.is_file():
-        write_atomic(meta / BACKUP_FILE, main.read_bytes())
-    out = write_properties(table_path, props)
-    (meta / BACKUP_FILE).unlink(missing_ok=True)
-    return out
+        write_atomic(backup, main.read_bytes())
+        main.unlink()
+    p = dict(props)
+    p["hoodie.table.checksum"] = str(table_checksum(p))
+    write_atomic(main, properties_text(p).encode("latin-1"))
+    _read_one(main)  # whole and with its checksum, else the backup stays for the reader to fall back to
+    backup.unlink(missing_ok=True)
+    return read_properties(table_path)

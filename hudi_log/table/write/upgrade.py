@@ -96,6 +96,7 @@ PAYLOAD_ID = "00000000-0000-0000-0000-000000000000"
 CUSTOM_ID = "1897ef5f-18bc-4557-939c-9d6a8afd1519"
 BUILTIN_IDS = frozenset({EVENT_TIME_ID, COMMIT_TIME_ID, PAYLOAD_ID, CUSTOM_ID})
 
+TIMELINE_FOLDER = "timeline"  # HoodieTableConfig.TIMELINE_PATH's default, which the 6 -> 8 upgrade records
 PAYLOAD_KEY = "hoodie.compaction.payload.class"
 LEGACY_PAYLOAD_KEY = "hoodie.legacy.payload.class"
 MODE_KEY = "hoodie.record.merge.mode"
@@ -148,7 +149,8 @@ def settle(table_path, props: TableProperties) -> int:
         for p in stale:
             p.unlink(missing_ok=True)
         return len(stale)
-    folder = meta / "timeline"
+    # the layout-2 folder: the one a downgrade left (the key kept, as Java keeps it) or an upgrade was filling
+    folder = props.meta_folder(table_path, "hoodie.timeline.path", TIMELINE_FOLDER)
     if not folder.is_dir():
         return 0
     n = sum(1 for p in folder.iterdir() if parse_instant_file_name(p.name) is not None)
@@ -183,7 +185,7 @@ def _custom_partitions(props: TableProperties, options: Mapping) -> str | None:
 
 
 def _six_to_eight(props: TableProperties, options: Mapping) -> tuple[dict, set]:
-    add = {"hoodie.timeline.path": "timeline", "hoodie.timeline.layout.version": "2",
+    add = {"hoodie.timeline.path": TIMELINE_FOLDER, "hoodie.timeline.layout.version": "2",
            "hoodie.table.initial.version": props.get("hoodie.table.version", "6")}
     parts = _custom_partitions(props, options)
     if parts is not None:
@@ -307,7 +309,7 @@ def _move_timeline(root: Path, props: TableProperties, to_layout: int) -> tuple[
     ``hoodie.properties`` names the new layout, and how many were written."""
     timeline = Timeline(root, props)
     utc = str(props.get("hoodie.table.timeline.timezone") or "LOCAL").upper() == "UTC"
-    target = root / ".hoodie" / ("timeline" if to_layout == 2 else "")
+    target = root / ".hoodie" / TIMELINE_FOLDER if to_layout == 2 else root / ".hoodie"
     if to_layout == 2:
         (target / "history").mkdir(parents=True, exist_ok=True)  # createTableLayoutOnStorage
     old = []
@@ -423,7 +425,7 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
     for p in old_files:
         p.unlink(missing_ok=True)
     if start >= 8 > to:
-        remove_tree(root / ".hoodie" / "timeline")  # emptied above but for the (empty) history folder
+        remove_tree(props.timeline_folder(root))  # emptied above but for the (empty) history folder
         (root / ".hoodie" / "archived").mkdir(exist_ok=True)
     return VersionChange(str(root), start, to, rolled, compactions, moved, set_, tuple(sorted(removed)))
 
