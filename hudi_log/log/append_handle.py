@@ -41,12 +41,12 @@ from ..format.content import columnar_encode
 from ..format.content.avro_arrow import UnsupportedAvroType, arrow_to_avro_schema  # noqa: F401  (re-exported)
 from ..format.content.avro_arrow import avro_to_arrow_schema as _avro_to_arrow
 from ..format.content.avro_validate import Invalid, Validator, binary_defaults_to_bytes, is_mapping
-from ..format.content.deletes import DeleteRecord, encode_delete_payload
+from ..format.content.deletes import DeleteRecord
 from ..format.content.meta_fields import (  # noqa: F401  (META_FIELDS, writer_schema, schema_json: re-exported)
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, GLOBAL_SEQNO, META_FIELDS, PARTITION_PATH, RECORD_KEY, SeqCounter,
     schema_json, strip_meta_fields, writer_schema,
 )
-from ..format.framing import framed_avro_block, rollback_block  # noqa: F401  (rollback_block: re-exported)
+from ..format.framing import framed_avro_block, framed_delete_block, rollback_block  # noqa: F401  (rollback_block: re-exported)
 from ..format.grammar import BlockType, HeaderKey
 from ..format.log_file_name import make_write_token
 from .records import (  # noqa: F401  (RECORDS_PER_SIZE_ESTIMATE: re-exported)
@@ -507,9 +507,10 @@ class AppendHandle:
         return sink.getvalue()
 
     def _delete_block(self) -> LogBlock:
-        payload = encode_delete_payload(self._deletes)
+        # laid out in one pass and framed as it is (not parsed back through the generated codec)
+        block = framed_delete_block(self._header(), self._deletes)
         self._deletes = []
-        return LogBlock.new(BlockType.delete_block, self._header(), grammar.delete_content(CONTENT_VERSION, payload))
+        return block
 
     def _append(self, blocks: list[LogBlock]) -> AppendResult:
         result = self.writer.append_blocks(blocks)

@@ -382,7 +382,7 @@ def _delete_record(ctx, key: str, partition: str, ordering, i) -> DeleteRecord:
     do in 0.x and 1.x (the delete helper builds empty payloads from the keys alone): it always wins. Other
     deletes carry the batch's ordering value, wrapped as the field's Avro type (Hudi wraps the record's)."""
     if ctx.operation == "delete" or ordering is None or len(ordering[i]) != 1 or ordering[i][0] is None:
-        return DeleteRecord.of(key, partition, 0)
+        return DeleteRecord(key, partition, 0, OrderingKind.INT)  # DeleteRecord.of(key, partition, 0), not inferred again
     value = ordering[i][0]
     field_type = next((f["type"] for f in ctx.schema["fields"] if f["name"] == ctx.properties.ordering_fields[0]), None)
     base = [t for t in field_type if t != "null"] if isinstance(field_type, list) else [field_type]

@@ -1,0 +1,146 @@
+"""The one-pass delete encoder (deletes_fast.encode_fast, framing.framed_delete_block) against the
+grammar's own serializer and fastavro: the same bytes on every delete block of the corpus and on
+generated records of every ordering-value kind; the same refusals."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import io
+
+import pytest
+from fastavro import schemaless_writer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hudi_log import open_log
+from hudi_log.format import grammar
+from hudi_log.format.block import LogBlock
+from hudi_log.format.content import deletes
+from hudi_log.format.content.deletes import ArrayItem, ArrayItemKind, DeletePayloadError, DeleteRecord, \
+    OrderingKind, decode_delete_payload, encode_delete_payload
+from hudi_log.format.content.deletes_fast import encode_fast
+from hudi_log.format.framing import framed_delete_block
+from hudi_log.format.grammar import BlockType, HeaderKey
+
+UTC = datetime.timezone.utc
+
+
+def fastavro_payload(records) -> bytes:
+    """What the encoder wrote before it was one pass: fastavro's encoding of the checked datums."""
+    out = io.BytesIO()
+    schemaless_writer(out, deletes._WIRE_SCHEMA, {"deleteRecordList": [deletes._record_to_wire(r, i)
+                                                                       for i, r in enumerate(records)]})
+    return out.getvalue()
+
+
+def grammar_block(header, payload: bytes) -> bytes:
+    """The block through the generated codec: content parsed by the grammar, block serialized by it."""
+    return LogBlock.new(BlockType.delete_block, header, grammar.delete_content(3, payload)).to_bytes()
+
+
+def test_every_corpus_delete_block_encodes_back_identically(corpus_log_files):
+    n = avro = 0
+    for path in corpus_log_files:
+        raw = path.read_bytes()
+        for b in open_log(path):
+            if b.corrupt or b.block_type != BlockType.delete_block:
+                continue
+            content = b.content()
+            version = int.from_bytes(content[:4], "big")
+            payload = content[grammar.DELETE_CONTENT_PREFIX_SIZE:]
+            prefix = grammar.delete_content_prefix(version, len(payload))
+            assert prefix + payload == content, (path, b.offset)
+            if version == 3:  # what the writer writes: decode, encode in one pass, the same bytes
+                assert encode_fast(b.deletes()) == payload == fastavro_payload(b.deletes()), (path, b.offset)
+                assert grammar.delete_content(3, payload) == content
+                avro += 1
+            framed, offset = grammar.frame_block(b.block_type, b.header_entries, [prefix, payload], b.footer_entries)
+            assert framed == raw[b.offset: b.offset + b.length] == b.to_bytes(), (path, b.offset)
+            assert framed[offset: offset + b.content_length] == content
+            n += 1
+    assert n == avro >= 107, (n, avro)  # the corpus holds 107 delete blocks, all of content version 3
+
+
+# ---- generated records: every ordering kind, null keys and partitions, non-ASCII text ----------
+_INT32, _INT64 = (-(2**31), 2**31 - 1), (-(2**63), 2**63 - 1)
+_unscaled = st.integers(-(10**30) + 1, 10**30 - 1)
+_SCALARS = {
+    "BOOLEAN": st.booleans(),
+    "INT": st.integers(*_INT32),
+    "LONG": st.integers(*_INT64),
+    "FLOAT": st.floats(width=32),
+    "DOUBLE": st.floats(),
+    "BYTES": st.binary(max_size=40),
+    "STRING": st.text(max_size=20),
+    "DATE": st.one_of(st.dates(), st.integers(*_INT32)),
+    "DECIMAL": st.one_of(_unscaled.map(deletes._unscaled_to_decimal), st.integers(-(10**14), 10**14)),
+    "TIME_MICROS": st.one_of(st.times(), st.integers(*_INT64)),
+    "TIMESTAMP_MICROS": st.one_of(st.datetimes(timezones=st.just(UTC)), st.datetimes(), st.integers(*_INT64)),
+}
+_item = st.one_of(
+    st.just(ArrayItem(None, ArrayItemKind.NULL)),
+    *(v.map(lambda x, k=k: ArrayItem(x, ArrayItemKind[k])) for k, v in _SCALARS.items()),
+    st.one_of(st.dates(), st.integers(*_INT32)).map(lambda d: ArrayItem(d, ArrayItemKind.LOCAL_DATE)),
+)
+_ordering = st.one_of(
+    st.just((None, OrderingKind.NULL)),
+    *(v.map(lambda x, k=k: (x, OrderingKind[k])) for k, v in _SCALARS.items()),
+    st.one_of(st.none(), st.lists(_item, max_size=4).map(tuple)).map(lambda a: (a, OrderingKind.ARRAY)),
+)
+_text = st.one_of(st.none(), st.just(""), st.text(max_size=30), st.sampled_from(["ключ-ü-7", "日本/東京", "🦄=x"]))
+_records = st.lists(st.builds(lambda k, p, o: DeleteRecord(k, p, *o), _text, _text, _ordering), max_size=70)
+
+
+@given(_records)
+@settings(max_examples=300, deadline=None)
+def test_one_pass_payload_equals_fastavro_and_the_grammar(records):
+    payload = encode_fast(records)
+    assert payload == fastavro_payload(records) == encode_delete_payload(iter(records))
+    header = {HeaderKey.instant_time: "20260101000000000", HeaderKey.schema: '{"type":"string"}'}
+    data = framed_delete_block(header, records).to_bytes()
+    assert data == grammar_block(header, payload)
+    (back,) = open_log(data, strict=True)
+    assert len(back.deletes()) == len(records)
+
+
+def test_common_records_round_trip_through_the_framed_block():
+    records = [DeleteRecord(f"key-{i}-ключ", None if i % 3 == 0 else f"p={i % 4}", v, k)
+               for i, (v, k) in enumerate([(0, OrderingKind.INT), (2**40, OrderingKind.LONG), ("z", OrderingKind.STRING),
+                                           (None, OrderingKind.NULL), (True, OrderingKind.BOOLEAN)] * 30)]
+    block = framed_delete_block({"INSTANT_TIME": "001"}, records)
+    (back,) = open_log(block.to_bytes(), strict=True)
+    assert back.deletes() == records and back.content() == block.content()
+    assert decode_delete_payload(block.content()[grammar.DELETE_CONTENT_PREFIX_SIZE:]) == records
+
+
+def test_no_deletes_is_the_empty_list():
+    assert encode_fast([]) == fastavro_payload([]) == b"\x00"
+
+
+@pytest.mark.parametrize("record,says", [
+    ("k", "delete record 1: must be a DeleteRecord, not str"),
+    (DeleteRecord(5, "p"), "delete record 1: record_key: must be a str or None, not int"),
+    (DeleteRecord("k", b"p"), "delete record 1: partition_path: must be a str or None, not bytes"),
+    (DeleteRecord("\ud800", "p"), "delete record 1: record_key: not encodable as UTF-8"),
+    (DeleteRecord("k", "p", 2**31, OrderingKind.INT), "delete record 1: ordering value: INT value 2147483648 is outside"),
+    (DeleteRecord("k", "p", 1, OrderingKind.NULL), "delete record 1: ordering value: NULL ordering kind with a non-None"),
+    (DeleteRecord("k", "p", 1, "INT"), "ordering_kind must be an OrderingKind"),
+    (DeleteRecord("k", "p", decimal.Decimal("0.1234567890123456"), OrderingKind.DECIMAL), "without rounding"),
+    (DeleteRecord("k", "p", [[1]], OrderingKind.ARRAY), "arrays of ordering values do not nest"),
+    (DeleteRecord("k", "p", True, OrderingKind.LONG), "LONG value must be an int, not bool"),
+])
+def test_refusals_name_the_record(record, says):
+    with pytest.raises(DeletePayloadError, match=None) as e:
+        encode_fast([DeleteRecord("ok", "p"), record])
+    assert says in str(e.value)
+    with pytest.raises(DeletePayloadError):
+        framed_delete_block({"INSTANT_TIME": "001"}, [record])
+
+
+def test_grammar_layout_facts():
+    """The facts the encoder takes from the generated codec (grammar.py probes them)."""
+    assert grammar.DELETE_CONTENT_PREFIX_SIZE == 8 and grammar.DELETE_CONTENT_BYTE_ORDER == "big"
+    assert grammar.ORDERING_FLOAT_FORMATS == {int(grammar.OrderingKind.float): "<f", int(grammar.OrderingKind.double): "<d"}
+    assert grammar.delete_content_prefix(3, 300) == grammar.delete_content(3, encode_fast([DeleteRecord("k", "p")] * 20))[:4] \
+        + (300).to_bytes(4, "big")
