@@ -160,7 +160,7 @@ def main(argv=None) -> int:
                     if want is not None and r["result"] != want:
                         raise SystemExit(f"{name} gave {r['result']}, expected {want}")
                     runs.setdefault(name, []).append(r)
-                    print(f"  run {rep + 1}/{args.repeat} {name:22s} {r["seconds"]:8.3f} s  "
+                    print(f"  run {rep + 1}/{args.repeat} {name:22s} {r['seconds']:8.3f} s  "
                           f"peak RSS {r['peak_rss_kb'] / 1024:7.1f} MB", flush=True)
         profiles = {}
         if args.profile:
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
 def report(runs: dict, inputs: dict, args, profiles: dict) -> None:
     med = {n: statistics.median(r["seconds"] for r in rs) for n, rs in runs.items()}
     print(f"\nmedians of {args.repeat} runs, each in a fresh process")
-    print(f"  {"measurement":22s} {'median s':>9s} {'min s':>8s} {'rate':>16s} {'peak RSS MB':>12s} {'before op MB':>13s}")
+    print(f"  {'measurement':22s} {'median s':>9s} {'min s':>8s} {'rate':>16s} {'peak RSS MB':>12s} {'before op MB':>13s}")
     for n, rs in runs.items():
         peak = statistics.median(r["peak_rss_kb"] for r in rs) / 1024
         before = statistics.median(r["rss_before_kb"] for r in rs) / 1024
