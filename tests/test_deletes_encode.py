@@ -144,3 +144,66 @@ def test_grammar_layout_facts():
     assert grammar.ORDERING_FLOAT_FORMATS == {int(grammar.OrderingKind.float): "<f", int(grammar.OrderingKind.double): "<d"}
     assert grammar.delete_content_prefix(3, 300) == grammar.delete_content(3, encode_fast([DeleteRecord("k", "p")] * 20))[:4] \
         + (300).to_bytes(4, "big")
+
+
+# ---- the compiled column decoder (_deletes.c) and its Python twin ------------------------------
+from hudi_log.format.content import deletes_fast  # noqa: E402
+
+
+def test_the_compiled_decoder_is_built():
+    assert deletes_fast._compiled is not None, "hudi_log.format.content._deletes was not built: pip install -e ."
+
+
+def _both(payload: bytes):
+    py = deletes_fast._decode_columns_py(payload)
+    assert deletes_fast._compiled.decode(payload) == py, payload
+    return py
+
+
+@given(_records)
+@settings(max_examples=200, deadline=None)
+def test_compiled_decoder_equals_its_twin_on_payloads_and_their_damage(records):
+    payload = encode_fast(records)
+    got = _both(payload)
+    common = all(r.ordering_kind in (OrderingKind.NULL, OrderingKind.BOOLEAN, OrderingKind.INT, OrderingKind.LONG,
+                                     OrderingKind.STRING) for r in records)
+    assert (got is not None) == common
+    if common:  # what the strict decoder gives, as columns
+        assert deletes_fast.DeleteColumns(*got) == deletes_fast.DeleteColumns.of(records)
+    for cut in {0, 1, len(payload) // 2, len(payload) - 1}:
+        _both(payload[:cut])
+    _both(payload + b"\x00")
+    for i in range(0, len(payload), max(1, len(payload) // 7)):
+        for b in (0x00, 0x01, 0x80, 0xFF, 0x0E):
+            _both(payload[:i] + bytes([b]) + payload[i + 1:])
+
+
+@given(st.binary(max_size=60))
+@settings(max_examples=500, deadline=None)
+def test_compiled_decoder_equals_its_twin_on_any_bytes(data):
+    _both(data)
+    _both(b"\x02" + data)
+
+
+def test_huge_counts_are_not_believed():
+    assert _both(bytes.fromhex("feffffffffffffff7f") + b"\x00" * 20) is None  # count 2^62 - 1 in 29 bytes
+
+
+def test_corpus_delete_blocks_as_columns(corpus_log_files):
+    n = 0
+    for path in corpus_log_files:
+        for b in open_log(path):
+            if not b.corrupt and b.block_type == BlockType.delete_block:
+                assert b.delete_columns().records() == b.deletes(), (path, b.offset)
+                _both(b.content()[grammar.DELETE_CONTENT_PREFIX_SIZE:])
+                n += 1
+    assert n >= 107
+
+
+def test_delete_columns_of_uncommon_kinds_come_from_the_records():
+    records = [DeleteRecord("a", "p", 1.5, OrderingKind.DOUBLE), DeleteRecord("b", None, (1, "x"), OrderingKind.ARRAY)]
+    block = framed_delete_block({"INSTANT_TIME": "001"}, records)
+    (back,) = open_log(block.to_bytes(), strict=True)
+    cols = back.delete_columns()
+    assert cols.kind_codes == bytes([OrderingKind.DOUBLE.value, OrderingKind.ARRAY.value])
+    assert cols.records() == back.deletes()

@@ -22,10 +22,16 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .. import grammar as _grammar
 from .deletes import _INT32, _INT64, ArrayItemKind, DeletePayloadError, DeleteRecord, OrderingKind, _fail, \
     _normalize_array, _record_to_wire, _to_wire_scalar
+
+try:  # the compiled decoder (setup.py builds it where a C compiler is); this module's Python path otherwise
+    from . import _deletes as _compiled
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled = None
 
 
 class _NotFast(Exception):
@@ -71,17 +77,54 @@ def _optional_string(buf: bytes, pos: int) -> tuple[str | None, int]:
     return _string(buf, pos + 1)
 
 
-_FAST_KINDS = {0: OrderingKind.NULL, 1: OrderingKind.BOOLEAN, 2: OrderingKind.INT, 3: OrderingKind.LONG,
-               7: OrderingKind.STRING}
+_FAST_KINDS = {k.value: k for k in (OrderingKind.NULL, OrderingKind.BOOLEAN, OrderingKind.INT, OrderingKind.LONG,
+                                     OrderingKind.STRING)}
+
+
+@dataclass(frozen=True)
+class DeleteColumns:
+    """Delete records as columns (what a merge reads): keys, partition paths, the ordering kinds' codes
+    (``OrderingKind`` values, the grammar's ``ordering_kind``) and the ordering values."""
+
+    record_keys: list
+    partition_paths: list
+    kind_codes: bytes
+    values: list
+
+    @classmethod
+    def of(cls, records: list[DeleteRecord]) -> DeleteColumns:
+        return cls([r.record_key for r in records], [r.partition_path for r in records],
+                   bytes(r.ordering_kind.value for r in records), [r.ordering_value for r in records])
+
+    def __len__(self) -> int:
+        return len(self.record_keys)
+
+    def records(self) -> list[DeleteRecord]:
+        by_code = {c: OrderingKind(c) for c in set(self.kind_codes)}
+        kinds = [by_code[c] for c in self.kind_codes]
+        return list(map(DeleteRecord, self.record_keys, self.partition_paths, self.values, kinds))
+
+
+def decode_columns(payload: bytes) -> DeleteColumns | None:
+    """The records of ``payload`` as columns, or None where the fast path does not take it (the strict
+    decoder decides). Through the compiled ``_deletes.c`` where the package was built with a C compiler."""
+    got = _compiled.decode(payload) if _compiled is not None else _decode_columns_py(payload)
+    return None if got is None else DeleteColumns(*got)
 
 
 def decode_fast(payload: bytes) -> list[DeleteRecord] | None:
     """The records of ``payload``, or None where the fast path does not take it (the strict decoder decides)."""
+    columns = decode_columns(payload)
+    return None if columns is None else columns.records()
+
+
+def _decode_columns_py(payload: bytes) -> tuple | None:
+    """The Python twin of ``_deletes.c``'s ``decode``."""
     try:
         count, pos = _varint(payload, 0)
-        out: list[DeleteRecord] = []
         if count < 0:
             return None
+        keys, partitions, kinds, values = [], [], bytearray(), []
         for _ in range(count):
             key, pos = _optional_string(payload, pos)
             partition, pos = _optional_string(payload, pos)
@@ -104,12 +147,15 @@ def decode_fast(payload: bytes) -> list[DeleteRecord] | None:
                 if not (_INT32 if kind is OrderingKind.INT else _INT64)[0] <= value <= \
                         (_INT32 if kind is OrderingKind.INT else _INT64)[1]:
                     return None
-            out.append(DeleteRecord(key, partition, value, kind))
+            keys.append(key)
+            partitions.append(partition)
+            kinds.append(kind.value)
+            values.append(value)
         if count:
             end, pos = _varint(payload, pos)
             if end != 0:
                 return None
-        return out if pos == len(payload) else None
+        return (keys, partitions, bytes(kinds), values) if pos == len(payload) else None
     except (_NotFast, IndexError, UnicodeDecodeError):
         return None
 
