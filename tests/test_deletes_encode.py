@@ -207,3 +207,70 @@ def test_delete_columns_of_uncommon_kinds_come_from_the_records():
     cols = back.delete_columns()
     assert cols.kind_codes == bytes([OrderingKind.DOUBLE.value, OrderingKind.ARRAY.value])
     assert cols.records() == back.deletes()
+
+
+# ---- the compiled column encoder and AppendHandle.delete_keys -----------------------------------
+_values_any = st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.text(max_size=5),
+                        st.sampled_from(["\ud800", 1.5, b"x"]))
+
+
+@given(st.lists(st.tuples(st.one_of(_text, st.just("\udcff"), st.integers(0, 3)), _text,
+                          st.sampled_from([0, 1, 2, 3, 7, 4, 12]), _values_any), max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_compiled_encoder_takes_exactly_what_it_lays_out_as_the_python_encoder(rows):
+    keys, parts, kinds, values = (list(c) for c in zip(*rows)) if rows else ([], [], [], [])
+    got = deletes_fast._compiled.encode(keys, parts, bytes(kinds), values)
+    records = [DeleteRecord(k, p, v, OrderingKind(c)) for k, p, c, v in rows]
+    try:
+        want = encode_fast(records)
+    except DeletePayloadError:
+        want = None
+    if got is not None:  # whatever it lays out, it lays out as the Python encoder does
+        assert got == want
+    common = all(c in (0, 1, 2, 3, 7) for c in kinds)
+    if want is not None and common and all(type(k) is not int for k in keys):
+        assert got == want  # and it takes every valid common record
+    columns = deletes_fast.DeleteColumns(keys, parts, bytes(kinds), values)
+    if want is None:
+        with pytest.raises(DeletePayloadError):
+            deletes_fast.encode_columns(columns)
+    else:
+        assert deletes_fast.encode_columns(columns) == want
+
+
+def _log_bytes(path) -> list[bytes]:
+    return [f.read_bytes() for f in sorted(path.rglob(".*.log.*"))]
+
+
+def test_delete_keys_writes_what_delete_writes_one_by_one(tmp_path):
+    from hudi_log.log.append_handle import AppendHandle
+
+    schema = {"type": "record", "name": "r", "fields": [{"name": "id", "type": "string"}]}
+    keys = [f"k-{i}-ключ" for i in range(300)] + [7, True]
+    out = []
+    for how in ("one", "many"):
+        h = AppendHandle(str(tmp_path / how), "p=1", "f1", "20260101000000000", schema, "id", seqno_start=1)
+        h.delete("first", "p=0", 5)
+        if how == "one":
+            for k in keys:
+                h.delete(k, "p=1")
+        else:
+            h.delete_keys(keys, "p=1")
+        assert h.close().num_deletes == len(keys) + 1
+        out.append(_log_bytes(tmp_path / how))
+    assert out[0] == out[1] and len(out[0]) == 1
+    (block,) = open_log(out[0][0])
+    assert [d.record_key for d in block.deletes()] == ["first", *map(str, keys[:-1]), "true"]
+
+
+@pytest.mark.parametrize("bad,at", [([None], 0), (["a", ""], 1), (["a", "b", None], 2)])
+def test_delete_keys_refuses_a_missing_key_by_its_index(tmp_path, bad, at):
+    from hudi_log.log.append_handle import AppendHandle, RecordError
+
+    schema = {"type": "record", "name": "r", "fields": [{"name": "id", "type": "string"}]}
+    h = AppendHandle(str(tmp_path), "p", "f1", "20260101000000000", schema, "id", seqno_start=1)
+    h.delete("x")
+    with pytest.raises(RecordError, match="a delete needs a record key") as e:
+        h.delete_keys(bad)
+    assert e.value.index == at + 1
+    h.close()
