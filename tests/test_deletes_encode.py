@@ -274,3 +274,26 @@ def test_delete_keys_refuses_a_missing_key_by_its_index(tmp_path, bad, at):
         h.delete_keys(bad)
     assert e.value.index == at + 1
     h.close()
+
+
+def test_the_write_path_never_loads_the_construct_twin(tmp_path):
+    """spec/hudi_log.py (Construct) builds the same payloads tens of times slower than the one-pass
+    encoder (docs/benchmarks_deletes.md): a delete through write_table must not load it, nor Construct."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pyarrow as pa\n"
+        "from hudi_log.table.write.client import write_table\n"
+        "o = {'hoodie.table.name': 't', 'hoodie.datasource.write.recordkey.field': 'id',\n"
+        "     'hoodie.datasource.write.precombine.field': 'ts', 'hoodie.datasource.write.table.type': 'MERGE_ON_READ'}\n"
+        "t = pa.table({'id': ['a', 'b'], 'ts': [1, 2]})\n"
+        f"write_table({str(tmp_path / 't')!r}, t, 'insert', o)\n"
+        f"assert write_table({str(tmp_path / 't')!r}, t.slice(0, 1), 'delete', o).num_deletes == 1\n"
+        "loaded = [m for m, mod in list(sys.modules.items()) if m == 'construct' or m.startswith('construct.')\n"
+        "          or 'hudi_log_construct' in m or str(getattr(mod, '__file__', '') or '').endswith('spec/hudi_log.py')]\n"
+        "print(loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
