@@ -99,7 +99,7 @@ def make_inputs(work: Path, args, groups: list[str]) -> dict:
 
         t0 = time.perf_counter()
         out["deletes"] = make_delete_tables(work, args.records)
-        print(f"delete tables: {2 * args.records:,} rows, every other key updated / deleted; "
+        print(f"delete tables: {2 * args.records:,} rows, half of each slice's keys updated / deleted; "
               f"made in {time.perf_counter() - t0:.1f} s", flush=True)
     return out
 

@@ -1,8 +1,8 @@
 """Benchmark inputs and measurements of delete-heavy writes and reads (``python -m tools.bench --only deletes``).
 
 The input (untimed, ``make_inputs``): a MERGE_ON_READ table of 2N trips written by ``write_table``
-(insert: base Parquet files, partitioned by city), and two copies of it in which every other key
-(N keys, half of each file slice's) is
+(insert: base Parquet files, partitioned by city), and two copies of it in which N keys, half of
+each file slice's (keys 0-3 of every 8), are
 
 * updated: ``write_table(..., "upsert")`` of those keys (an Avro data block per file group), or
 * deleted: ``write_table(..., "delete")`` of the same keys (a delete block per file group).
@@ -31,8 +31,9 @@ OPTIONS = {
 }
 
 
-def _keys(n: int) -> range:
-    return range(0, 2 * n, 2)  # every other key of the 2N: half of each slice's rows
+def _keys(n: int) -> list[int]:
+    # record i lives in city i % 4 (trip_columns): keys 0-3 of every 8 are half of each city's rows
+    return [i for i in range(2 * n) if i % 8 < 4][:n]
 
 
 def make_inputs(work: Path, n: int) -> dict:
@@ -111,12 +112,12 @@ def _spark_write(args, operation: str):
     spark = spark_session("local[2]", app_name="hudi-log bench deletes")
     n = args["records"]
 
-    def frame(start: int, stop: int, step: int = 2, shift: int = 0):
-        # the rows of tools/bench/inputs.trip_columns, made by Spark
+    def frame(start: int, stop: int, shift: int = 0):
+        # the rows of tools/bench/inputs.trip_columns for the keys _keys() picks, made by Spark
         i = F.col("id")
         cities = F.element_at(F.array(*[F.lit(c) for c in ("san_francisco", "sao_paulo", "chennai", "new_york")]),
                               (i % 4 + 1).cast("int"))
-        return spark.range(start, stop, step).select(
+        return spark.range(start, stop).where(i % 8 < 4).select(
             (F.lit(1695046462179) + i + F.lit(shift)).alias("ts"),
             F.format_string("%08d-8f2c-4a4b-9d53-1c6f0e9b%04d", i, i % 10000).alias("uuid"),
             F.concat(F.lit("rider-"), F.expr("char(65 + id % 26)")).alias("rider"),
@@ -128,7 +129,7 @@ def _spark_write(args, operation: str):
     # warm the JVM and the Python workers on the same kind of write, into a scratch copy
     scratch = _fresh_copy(args)
     write(frame(0, min(2 * n, 20_000)), scratch, {**OPTIONS, "hoodie.datasource.write.operation": operation})
-    df = frame(0, 2 * n, 2, 1 if operation == "upsert" else 0).cache()
+    df = frame(0, _keys(n)[-1] + 1, 1 if operation == "upsert" else 0).cache()
     df.count()  # the input materialised once, outside the timing
     tables = [_fresh_copy(args) for _ in range(2 if args.get("profile") else 1)]
 
