@@ -1,7 +1,9 @@
-"""The fast path of :func:`hudi_log.format.content.deletes.decode_delete_payload`.
+"""The fast paths of :mod:`.deletes`: decoding and encoding delete payloads in one pass.
 
 The common delete payloads (string keys; null, boolean, int, long or string ordering values) are read in
-one pass, without fastavro and without the strict decoder's re-encoding check. It accepts only bytes that
+one pass into columns (:class:`DeleteColumns`: what a merge reads, no record object per delete; through
+the compiled ``_deletes.c`` where it is built, else its Python twin here), without fastavro and without
+the strict decoder's re-encoding check. It accepts only bytes that
 are canonical by construction: minimal varints, one array block, union branches and values in range. So
 whatever it returns is what the strict decoder returns; anything else gives None, and the strict decoder
 decides and names the damage (:mod:`.deletes` holds the schema and the strict decoder).
@@ -15,7 +17,9 @@ read off its generated parser (``grammar.ORDERING_FLOAT_FORMATS``), and the wire
 follows its ``ordering_value`` switch; tests/test_deletes_encode.py holds the bytes equal to the
 grammar's own serializer and to fastavro's on every delete block of the corpus and on generated ones.
 Values are checked by the same functions as before (:mod:`.deletes`), so a bad one raises the same
-``DeletePayloadError``.
+``DeletePayloadError``. :func:`encode_columns` lays out the common records from columns through
+``_deletes.c`` (the writer's path: ``AppendHandle`` keeps its deletes as columns), and hands anything
+else to :func:`encode_fast`.
 """
 
 from __future__ import annotations
