@@ -22,6 +22,8 @@ setup(ext_modules=[
     Extension("hudi_log.format.content._avro_rows", sources=["hudi_log/format/content/_avro_rows.c"], optional=True),
     # the compiled Avro block decoder (avro_columnar.py falls back to polars without it)
     Extension("hudi_log.format.content._avro_cols", sources=["hudi_log/format/content/_avro_cols.c"], optional=True),
+    # the compiled delete-payload decoder (deletes_fast.py falls back to its Python twin without it)
+    Extension("hudi_log.format.content._deletes", sources=["hudi_log/format/content/_deletes.c"], optional=True),
     # the compiled framing scan (hudi_log/format/fast_scan.py falls back to its Python twin without it)
     Extension("hudi_log.format._framing_scan", sources=["hudi_log/format/_framing_scan.c"], optional=True),
 ])

@@ -111,3 +111,17 @@ def test_stream_bench_reports_both_sinks():
     for sink in ("parquet", "hudi_log"):
         assert re.search(rf"^  {sink}\s+[\d,]+ rows/s\s+latency median\s+\d+\.\d+s", out, re.M), out
     assert re.search(r"hudi_log / parquet: throughput \d+\.\d+, median latency \d+\.\d+", out), out
+
+
+@pytest.mark.slow
+def test_bench_deletes_runs_end_to_end():
+    """--only deletes on a tiny table: the four timings and the two ratios (delete vs upsert, delete-heavy
+    vs update-heavy read; each side's row or key count is checked inside the bench)."""
+    proc = subprocess.run([sys.executable, "-m", "tools.bench", "--records", "600", "--repeat", "1", "--only", "deletes"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("deletes/upsert", "deletes/delete", "deletes/read-updated", "deletes/read-deleted"):
+        assert re.search(rf"^  {re.escape(name)}\s+\d+\.\d+", proc.stdout, re.M), name
+    ratios = re.findall(r"^  (.+?)\s+(\d+\.\d+)\s+goal >= ", proc.stdout, re.M)
+    assert [what for what, _ in ratios] == ["upsert time / delete time (write_table)",
+                                            "read: updated-log time / deleted-log time"]

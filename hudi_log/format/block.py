@@ -192,13 +192,12 @@ class LogBlock:
         from .content.deletes import DeletePayloadError, decode_delete_payload
 
         self._require(BlockType.delete_block)
-        data = self.content()
-        if (len(data) >= 8 and int.from_bytes(data[:4], "big") == 3
-                and int.from_bytes(data[4:8], "big") == len(data) - 8):
+        payload = self._v3_delete_payload()
+        if payload is not None:
             # well-framed version-3 content: the strict payload decoder checks every byte (it re-encodes
             # and compares), so the grammar's parse tree is only needed to name damage
             try:
-                return decode_delete_payload(data[8:])
+                return decode_delete_payload(payload)
             except DeletePayloadError:
                 pass
         c = self._parse_content(HudiLog.DeleteContent)
@@ -215,6 +214,25 @@ class LogBlock:
             return decode_delete_payload(payload)
         except DeletePayloadError as e:
             raise ContentError(self.path, self.content_offset + 8, "payload", str(e)) from e
+
+    def delete_columns(self):
+        """The deleted keys of a delete block as columns (``deletes_fast.DeleteColumns``), what a merge
+        reads: the common version-3 payloads straight from the bytes (the compiled decoder, no record
+        objects), any other through :meth:`deletes`."""
+        from .content.deletes_fast import DeleteColumns, decode_columns
+
+        self._require(BlockType.delete_block)
+        payload = self._v3_delete_payload()
+        columns = decode_columns(payload) if payload is not None else None
+        return columns if columns is not None else DeleteColumns.of(self.deletes())
+
+    def _v3_delete_payload(self) -> bytes | None:
+        # the payload of a well-framed version-3 delete content (version, then the payload's length)
+        data = self.content()
+        if (len(data) >= 8 and int.from_bytes(data[:4], "big") == 3
+                and int.from_bytes(data[4:8], "big") == len(data) - 8):
+            return data[8:]
+        return None
 
     def table(self, verify_checksums: bool = False):
         """A Parquet data block's rows as a pyarrow Table (``verify_checksums``: check the pages' CRCs

@@ -78,6 +78,26 @@ def framed_avro_block(
     )
 
 
+def framed_delete_block(header: Mapping[HeaderKey | str, str], records: Iterable) -> FramedBlock:
+    """A DELETE_BLOCK of content version 3 (what Hudi writes since 0.14) holding ``records``
+    (``DeleteRecord``s, or ``DeleteColumns``), its payload laid out in one pass (``encode_delete_payload``,
+    ``encode_columns``) and framed as it is, never parsed back through the generated codec: the bytes
+    equal ``LogBlock.new(DELETE_BLOCK, header, grammar.delete_content(3, payload)).to_bytes()``
+    (tests/test_deletes_encode.py)."""
+    from .content.deletes import encode_delete_payload
+    from .content.deletes_fast import DeleteColumns, encode_columns
+
+    payload = encode_columns(records) if isinstance(records, DeleteColumns) else encode_delete_payload(records)
+    proto = LogBlock.new(BlockType.delete_block, header)
+    prefix = grammar.delete_content_prefix(grammar.CURRENT_AVRO_CONTENT_VERSION, len(payload))
+    parts, content_offset = grammar.frame_block_parts(proto.block_type, proto.header_entries, [prefix, payload])
+    return FramedBlock(
+        offset=-1, length=-1, format_version=proto.format_version, block_type=proto.block_type,
+        header_entries=proto.header_entries, content_offset=content_offset,
+        content_length=len(prefix) + len(payload), _source=JoinedSource(parts),
+    )
+
+
 def rollback_block(instant: str, target_instant: str) -> LogBlock:
     """A ROLLBACK command block: INSTANT_TIME, TARGET_INSTANT_TIME, COMMAND_BLOCK_TYPE, no content."""
     return LogBlock.new(

@@ -3,7 +3,9 @@
 Every enum and constant of the format comes from the generated module, so the grammar stays the
 one place where the format is written down. Bytes are produced by the generated serializer,
 except on the writer's fast path (``frame_block``), which packs the fixed-width framing fields
-around serialized maps and is held byte-equal to ``serialize_block`` by tests/test_fast_encode.py.
+around serialized maps and is held byte-equal to ``serialize_block`` by tests/test_fast_encode.py,
+and the delete content's prefix and wrapper layouts that the one-pass delete encoder takes from here
+(``delete_content_prefix``, ``ORDERING_FLOAT_FORMATS``; tests/test_deletes_encode.py).
 """
 
 from __future__ import annotations
@@ -274,6 +276,44 @@ def delete_content(content_version: int, payload: bytes) -> bytes:
     cls = {1: HudiLog.KryoObjectArray, 2: HudiLog.KryoObjectArray, 3: HudiLog.DeleteRecordList}.get(content_version)
     c.payload = parse(cls, payload, c, None) if cls is not None else payload
     return write(c, 8 + len(payload))
+
+
+# ---- delete blocks on the writer's fast path: the layout facts the one-pass encoder needs ----------
+def _probe_delete_layout() -> tuple[int, str, dict[int, str]]:
+    # Read off the generated codec: the content's prefix (size, byte order) from its serializer, with
+    # the empty record list as payload; and how the ordering wrappers FLOAT and DOUBLE lay out their
+    # value (struct format), by parsing the same number in both byte orders.
+    probe = delete_content(CURRENT_AVRO_CONTENT_VERSION, b"\x00")
+    prefix = len(probe) - 1
+    half = prefix // 2
+    order = "big" if probe[:half] == CURRENT_AVRO_CONTENT_VERSION.to_bytes(half, "big") else "little"
+    formats = {}
+    for kind, code in ((OrderingKind.float, "f"), (OrderingKind.double, "d")):
+        for fmt in ("<" + code, ">" + code):
+            data = bytes([int(kind) * 2]) + struct.pack(fmt, 1.5)  # the union branch (a one-byte varint), then 1.5
+            if parse_with(HudiLog.OrderingValue, data, False).value == 1.5:
+                formats[int(kind)] = fmt
+                break
+    return prefix, order, formats
+
+
+def parse_with(cls, data: bytes, *params):
+    """``parse`` for a generated type that takes parameters (``ordering_value(in_array)``)."""
+    obj = cls(*params, KaitaiStream(BytesIO(data)), None, None)
+    obj._read()
+    return obj
+
+
+#: the delete content's version and payload length: bytes and byte order; FLOAT / DOUBLE wrapper values'
+#: struct formats by ordering-kind code
+DELETE_CONTENT_PREFIX_SIZE, DELETE_CONTENT_BYTE_ORDER, ORDERING_FLOAT_FORMATS = _probe_delete_layout()
+
+
+def delete_content_prefix(content_version: int, payload_length: int) -> bytes:
+    """The content version and payload length that open a delete block's content."""
+    half = DELETE_CONTENT_PREFIX_SIZE // 2
+    order = DELETE_CONTENT_BYTE_ORDER
+    return content_version.to_bytes(half, order, signed=True) + payload_length.to_bytes(half, order, signed=True)
 
 
 def _block_content(block_type_: BlockType, content: bytes, block) -> HudiLog.BlockContent:

@@ -41,12 +41,13 @@ from ..format.content import columnar_encode
 from ..format.content.avro_arrow import UnsupportedAvroType, arrow_to_avro_schema  # noqa: F401  (re-exported)
 from ..format.content.avro_arrow import avro_to_arrow_schema as _avro_to_arrow
 from ..format.content.avro_validate import Invalid, Validator, binary_defaults_to_bytes, is_mapping
-from ..format.content.deletes import DeleteRecord, encode_delete_payload
+from ..format.content.deletes import DeleteRecord, OrderingKind
+from ..format.content.deletes_fast import DeleteColumns
 from ..format.content.meta_fields import (  # noqa: F401  (META_FIELDS, writer_schema, schema_json: re-exported)
     COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, GLOBAL_SEQNO, META_FIELDS, PARTITION_PATH, RECORD_KEY, SeqCounter,
     schema_json, strip_meta_fields, writer_schema,
 )
-from ..format.framing import framed_avro_block, rollback_block  # noqa: F401  (rollback_block: re-exported)
+from ..format.framing import framed_avro_block, framed_delete_block, rollback_block  # noqa: F401  (rollback_block: re-exported)
 from ..format.grammar import BlockType, HeaderKey
 from ..format.log_file_name import make_write_token
 from .records import (  # noqa: F401  (RECORDS_PER_SIZE_ESTIMATE: re-exported)
@@ -66,6 +67,8 @@ except ImportError:  # pragma: no cover
 DEFAULT_MAX_BLOCK_SIZE = 256 * 1024 * 1024
 #: the content version every Hudi since 0.14 writes (Avro data and delete blocks)
 CONTENT_VERSION = grammar.CURRENT_AVRO_CONTENT_VERSION
+#: the ordering value of a delete that carries none: ``DeleteRecord``'s default, IntWrapper 0
+DELETE_DEFAULT_ORDERING = (0, OrderingKind.INT)
 #: records encoded together by ``write_all`` (bounds the memory of one columnar pass)
 COLUMNAR_BATCH = 65536
 #: and at most about this many bytes (Arrow binary arrays have 32-bit offsets)
@@ -190,7 +193,11 @@ class AppendHandle:
         self._pending_keys: list[str] = []
         self._pending_seqnos: list[int] = []
         self._rows: list[dict] = []  # Parquet blocks: the full records
-        self._deletes: list[DeleteRecord] = []
+        # the delete block's records, as columns: keys, partition paths, ordering kinds' codes, values
+        self._del_keys: list = []
+        self._del_parts: list = []
+        self._del_kinds = bytearray()
+        self._del_values: list = []
         # Hudi's size estimation state
         self._avg_size: Optional[int] = None
         self._index = 0
@@ -470,16 +477,38 @@ class AppendHandle:
         """Buffer a delete of ``record_key`` (written in the delete block at close)."""
         self._check_open()
         if record_key is None or record_key == "":
-            raise RecordError(len(self._deletes), None, "", "a delete needs a record key")
+            raise RecordError(len(self._del_keys), None, "", "a delete needs a record key")
         pp = self.partition_path if partition_path is None else partition_path
         if isinstance(ordering_value, DeleteRecord):  # pragma: no cover - convenience
-            self._deletes.append(ordering_value)
+            d = ordering_value
         else:
             try:
-                self._deletes.append(DeleteRecord.of(key_text(record_key), pp, ordering_value))
+                d = DeleteRecord.of(key_text(record_key), pp, ordering_value)
             except HudiLogError as e:
-                raise RecordError(len(self._deletes), record_key, "ordering_value", str(e)) from e
+                raise RecordError(len(self._del_keys), record_key, "ordering_value", str(e)) from e
+        self._del_keys.append(d.record_key)
+        self._del_parts.append(d.partition_path)
+        self._del_kinds.append(d.ordering_kind.value)
+        self._del_values.append(d.ordering_value)
         self.stats.num_deletes += 1
+
+    def delete_keys(self, record_keys: Sequence[Any], partition_path: Optional[str] = None) -> None:
+        """Buffer deletes of ``record_keys`` carrying Hudi's default ordering value, IntWrapper 0: what
+        ``delete(key, partition_path)`` does for each, at once (a delete operation's keys)."""
+        self._check_open()
+        keys = list(record_keys)
+        if not set(map(type, keys)) <= {str}:  # as delete() takes them: Java's toString of other types
+            keys = [None if k is None else key_text(k) for k in keys]
+        if None in keys or "" in keys:
+            at = next(i for i, k in enumerate(keys) if k is None or k == "")
+            raise RecordError(len(self._del_keys) + at, None, "", "a delete needs a record key")
+        pp = self.partition_path if partition_path is None else partition_path
+        default_value, default_kind = DELETE_DEFAULT_ORDERING
+        self._del_keys.extend(keys)
+        self._del_parts.extend([pp] * len(keys))
+        self._del_kinds.extend(bytes([default_kind.value]) * len(keys))
+        self._del_values.extend([default_value] * len(keys))
+        self.stats.num_deletes += len(keys)
 
     # ---- blocks --------------------------------------------------------------------------------
     def _header(self) -> dict:
@@ -507,9 +536,10 @@ class AppendHandle:
         return sink.getvalue()
 
     def _delete_block(self) -> LogBlock:
-        payload = encode_delete_payload(self._deletes)
-        self._deletes = []
-        return LogBlock.new(BlockType.delete_block, self._header(), grammar.delete_content(CONTENT_VERSION, payload))
+        # laid out in one pass and framed as it is (not parsed back through the generated codec)
+        columns = DeleteColumns(self._del_keys, self._del_parts, bytes(self._del_kinds), self._del_values)
+        self._del_keys, self._del_parts, self._del_kinds, self._del_values = [], [], bytearray(), []
+        return framed_delete_block(self._header(), columns)
 
     def _append(self, blocks: list[LogBlock]) -> AppendResult:
         result = self.writer.append_blocks(blocks)
@@ -558,7 +588,7 @@ class AppendHandle:
             blocks = []
             if self._num_records:
                 blocks.append(self._data_block())
-            if self._deletes:
+            if self._del_keys:
                 blocks.append(self._delete_block())
             if blocks:
                 self._append(blocks)

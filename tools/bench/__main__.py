@@ -16,7 +16,11 @@ order of the two sides of each comparison, and prints the medians and the ratios
          of it in 1 MiB chunks (goal: >= 0.5 of the raw rate); both from the page cache;
 * write: ``AppendHandle.write_all`` of the N records (Arrow columns, and dicts) and ``write`` of
          each dict, into Avro blocks, fsync included, vs fastavro's ``schemaless_writer`` of the
-         same records with their meta fields filled (goal: >= 1.0).
+         same records with their meta fields filled (goal: >= 1.0);
+* deletes (only with ``--only deletes``; ``deletes-spark`` for the Spark write): a delete of N keys vs
+         an upsert of N existing keys through ``write_table`` of a 2N-row MERGE_ON_READ table (goal:
+         delete within 2x), and a snapshot read of that table after the delete vs after the upsert
+         (goal: within 1.5x) (``tools/bench/deletes.py``).
 
 ``--profile`` adds one cProfiled run of hudi-log's side of each comparison (reads on one thread,
 so that the profile sees the work). ``--json FILE`` saves
@@ -44,6 +48,8 @@ GROUPS = {
     "read": ("read/hudi-log", "read/hudi-rs"),
     "scan": ("scan/open_log", "scan/read()"),
     "write": ("write/arrow", "write/dicts", "write/write()", "write/fastavro"),
+    "deletes": ("deletes/upsert", "deletes/delete", "deletes/read-updated", "deletes/read-deleted"),
+    "deletes-spark": ("deletes-spark/upsert", "deletes-spark/delete"),
 }
 #: (ours, baseline, how the ratio reads, goal)
 RATIOS = [
@@ -52,6 +58,10 @@ RATIOS = [
     ("write/arrow", "write/fastavro", "write throughput / fastavro's (Arrow input)", 1.0),
     ("write/dicts", "write/fastavro", "write throughput / fastavro's (dict input)", 1.0),
     ("write/write()", "write/fastavro", "write throughput / fastavro's (write() per dict)", 1.0),
+    # a delete of N keys within 2x an upsert of N keys; a delete-heavy read within 1.5x an update-heavy one
+    ("deletes/delete", "deletes/upsert", "upsert time / delete time (write_table)", 0.5),
+    ("deletes/read-deleted", "deletes/read-updated", "read: updated-log time / deleted-log time", 1 / 1.5),
+    ("deletes-spark/delete", "deletes-spark/upsert", "upsert time / delete time (Spark write)", 0.5),
 ]
 
 
@@ -84,10 +94,21 @@ def make_inputs(work: Path, args, groups: list[str]) -> dict:
         out["file"] = str(path)
         out["file_info"] = {"blocks": blocks, "bytes": size}
         print(f"log file: {size / 1e9:.3f} GB in {blocks} blocks; written in {time.perf_counter() - t0:.1f} s", flush=True)
+    if "deletes" in groups or "deletes-spark" in groups:
+        from tools.bench.deletes import make_inputs as make_delete_tables
+
+        t0 = time.perf_counter()
+        out["deletes"] = make_delete_tables(work, args.records)
+        print(f"delete tables: {2 * args.records:,} rows, half of each slice's keys updated / deleted; "
+              f"made in {time.perf_counter() - t0:.1f} s", flush=True)
     return out
 
 
 def expected_result(name: str, inputs: dict, args) -> int | None:
+    if name == "deletes/read-updated":
+        return 2 * args.records
+    if name.startswith("deletes"):  # the N keys written, or the N rows left after the deletes
+        return args.records
     if name.startswith("read/"):
         return inputs["table_info"]["expected_rows"]
     if name == "scan/open_log":
@@ -110,7 +131,8 @@ def main(argv=None) -> int:
     ap.add_argument("--block-records", type=int, default=10_000, help="records per Avro block of the table")
     ap.add_argument("--size-mb", type=float, default=1024, help="size of the framing-scan log file, MB")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", default="read,scan,write", help="comma-separated groups: read, scan, write")
+    ap.add_argument("--only", default="read,scan,write",
+                    help="comma-separated groups: read, scan, write, deletes, deletes-spark")
     ap.add_argument("--profile", action="store_true", help="also profile hudi-log's side once (cProfile)")
     ap.add_argument("--keep", help="make the inputs in this folder and keep them")
     ap.add_argument("--json", help="write the raw results here")
@@ -132,19 +154,19 @@ def main(argv=None) -> int:
                 names = GROUPS[g] if rep % 2 == 0 else tuple(reversed(GROUPS[g]))
                 for name in names:
                     margs = {"table": inputs.get("table"), "file": inputs.get("file"), "records": args.records,
-                             "workdir": str(work)}
+                             "workdir": str(work), "deletes": inputs.get("deletes")}
                     r = child(name, margs)
                     want = expected_result(name, inputs, args)
                     if want is not None and r["result"] != want:
                         raise SystemExit(f"{name} gave {r['result']}, expected {want}")
                     runs.setdefault(name, []).append(r)
-                    print(f"  run {rep + 1}/{args.repeat} {name:15s} {r['seconds']:8.3f} s  "
+                    print(f"  run {rep + 1}/{args.repeat} {name:22s} {r['seconds']:8.3f} s  "
                           f"peak RSS {r['peak_rss_kb'] / 1024:7.1f} MB", flush=True)
         profiles = {}
         if args.profile:
             for name in [ours for g in groups for ours, *_ in RATIOS if ours in GROUPS[g]]:
                 margs = {"table": inputs.get("table"), "file": inputs.get("file"), "records": args.records,
-                         "workdir": str(work), "profile": True}
+                         "workdir": str(work), "deletes": inputs.get("deletes"), "profile": True}
                 profiles[name] = child(name, margs)["profile"]
         report(runs, inputs, args, profiles)
         if args.json:
@@ -158,11 +180,11 @@ def main(argv=None) -> int:
 def report(runs: dict, inputs: dict, args, profiles: dict) -> None:
     med = {n: statistics.median(r["seconds"] for r in rs) for n, rs in runs.items()}
     print(f"\nmedians of {args.repeat} runs, each in a fresh process")
-    print(f"  {'measurement':15s} {'median s':>9s} {'min s':>8s} {'rate':>16s} {'peak RSS MB':>12s} {'before op MB':>13s}")
+    print(f"  {'measurement':22s} {'median s':>9s} {'min s':>8s} {'rate':>16s} {'peak RSS MB':>12s} {'before op MB':>13s}")
     for n, rs in runs.items():
         peak = statistics.median(r["peak_rss_kb"] for r in rs) / 1024
         before = statistics.median(r["rss_before_kb"] for r in rs) / 1024
-        print(f"  {n:15s} {med[n]:9.3f} {min(r['seconds'] for r in rs):8.3f} {units(n, med[n], inputs, args):>16s} "
+        print(f"  {n:22s} {med[n]:9.3f} {min(r['seconds'] for r in rs):8.3f} {units(n, med[n], inputs, args):>16s} "
               f"{peak:12.1f} {before:13.1f}")
     print("\nratios (medians of this run)")
     for ours, base, what, goal in RATIOS:

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from tools.bench import deletes as _deletes
+
 MIB = 1 << 20
 
 
@@ -164,6 +166,7 @@ MEASUREMENTS: dict[str, Callable[[dict], Callable[[], Any]]] = {
     "write/write()": write_one_by_one,
     "write/fastavro": write_fastavro,
 }
+MEASUREMENTS.update(_deletes.MEASUREMENTS)
 
 
 def run(name: str, args: dict) -> dict:

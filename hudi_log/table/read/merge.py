@@ -44,9 +44,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...format.content.deletes import OrderingKind
 from ...format.grammar import BlockType
 from ..view.base_file import conform
-from .scanner import COMMIT_TIME, KEY_FIELD, MergedLogScanner, is_default_ordering
+from .scanner import COMMIT_TIME, KEY_FIELD, MergedLogScanner, default_orderings
 
 _KEY, _POS, _DEL, _DEF, _ORD, _ROW, _CODE = "__key", "__pos", "__del", "__default", "__ord", "__row", "__code"
 
@@ -139,19 +140,19 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
     delete_kinds: set = set()  # the kinds of the real (non-default) ordering values of deletes
     for i, block in enumerate(blocks):
         if block.block_type == BlockType.delete_block:
-            ds = block.deletes()
-            delete_kinds |= {getattr(d.ordering_kind, "name", None) for d in ds if not is_default_ordering(d)}
-            ovs = [d.ordering_value for d in ds]
-            if any(isinstance(v, (list, tuple)) for v in ovs):
+            ds = block.delete_columns()  # columns straight from the payload: no record object per delete
+            ovs, n = ds.values, len(ds)
+            default = default_orderings(ds.kind_codes, ovs)
+            delete_kinds |= {OrderingKind(c).name for c in {c for c, d in zip(ds.kind_codes, default) if not d}}
+            if OrderingKind.ARRAY.value in ds.kind_codes:
                 raise NotVectorizable("composite delete ordering values")
             try:
-                ords = pa.array(ovs).cast(ord_type) if ordering_fields else pa.nulls(len(ds), ord_type)
+                ords = pa.array(ovs).cast(ord_type) if ordering_fields else pa.nulls(n, ord_type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
                 raise NotVectorizable(f"delete ordering values vs {ord_type}: {e}") from e
-            n = len(ds)
             entries.append(pa.table({
-                _KEY: pa.array([d.record_key for d in ds], pa.string()),
-                _POS: _arange(pos, n), _DEL: pa.repeat(True, n), _DEF: pa.array([is_default_ordering(d) for d in ds]),
+                _KEY: pa.array(ds.record_keys, pa.string()),
+                _POS: _arange(pos, n), _DEL: pa.repeat(True, n), _DEF: pa.array(default, pa.bool_()),
                 _ORD: ords, _ROW: pa.nulls(n, pa.int64())}))
         else:
             data_kinds.add(scanner._ordering_kind(block))

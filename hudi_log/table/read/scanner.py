@@ -32,6 +32,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ...format.content.deletes import OrderingKind
 from ...format.reader import open_log
 from ...format.grammar import BlockType
 
@@ -92,6 +93,15 @@ def is_default_ordering(d) -> bool:
     ov = d.ordering_value
     return ov is None or (ov == 0 and not isinstance(ov, bool) and
                           getattr(d.ordering_kind, "name", "") in ("INT", "NULL", ""))
+
+
+_INT_CODE = OrderingKind.INT.value
+
+
+def default_orderings(kind_codes: bytes, values: list) -> list[bool]:
+    """``is_default_ordering`` of each delete of a block's columns (``DeleteColumns``: the kinds' codes and
+    the values)."""
+    return [v is None or (k == _INT_CODE and v == 0 and v is not False) for k, v in zip(kind_codes, values)]
 
 
 def ordering_tuple(ov) -> tuple | None:

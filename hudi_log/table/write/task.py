@@ -21,7 +21,6 @@ import pyarrow.compute as pc
 
 from ...containment import within_table
 from ...paths import as_path, read_parquet
-from ...format.content.deletes import DeleteRecord, OrderingKind
 from ...format.content.meta_fields import META_FIELDS, RECORD_KEY
 from ...format.log_file_name import make_write_token
 from ...log.append_handle import AppendHandle, avro_to_arrow_schema
@@ -291,8 +290,9 @@ def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagge
     merges = set(ctx.merge_file_ids)  # MOR file groups rewritten, not appended to
     if pack and ctx.small_files:
         inserts = _pack_small_files(ctx, updates, inserts, merges)
-    # the surviving rows' ordering values, where they are used: deletes carry them, a merge compares
-    ordering = _ordering(ctx, table) if ctx.operation == "delete" or not props.is_mor or merges else None
+    # the surviving rows' ordering values, where they are used: a merge compares them (a delete operation's
+    # log deletes carry Hudi's default instead, _append_to_log)
+    ordering = _ordering(ctx, table) if not props.is_mor or merges else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema), where=ctx.table_path)
@@ -306,7 +306,7 @@ def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagge
         for fid, idx in updates.items():
             g = ctx.file_groups[fid]
             if props.is_mor and fid not in merges:
-                stats.append(_append_to_log(ctx, g, table, keys, ordering, idx, task_id, token, storage))
+                stats.append(_append_to_log(ctx, g, table, keys, idx, task_id, token, storage))
             else:
                 key_list = keys.to_pylist() if key_list is None else key_list
                 stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token, flagged,
@@ -386,26 +386,7 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
                  totalWriteBytes=size, fileSizeInBytes=size)
 
 
-_WRAPPER_KINDS = {"int": "INT", "long": "LONG", "float": "FLOAT", "double": "DOUBLE", "string": "STRING",
-                  "boolean": "BOOLEAN"}
-
-
-def _delete_record(ctx, key: str, partition: str, ordering, i) -> DeleteRecord:
-    """The delete of ``key``. A ``delete`` operation carries Hudi's default, IntWrapper 0, as Java's writers
-    do in 0.x and 1.x (the delete helper builds empty payloads from the keys alone): it always wins. Other
-    deletes carry the batch's ordering value, wrapped as the field's Avro type (Hudi wraps the record's)."""
-    if ctx.operation == "delete" or ordering is None or len(ordering[i]) != 1 or ordering[i][0] is None:
-        return DeleteRecord.of(key, partition, 0)
-    value = ordering[i][0]
-    field_type = next((f["type"] for f in ctx.schema["fields"] if f["name"] == ctx.properties.ordering_fields[0]), None)
-    base = [t for t in field_type if t != "null"] if isinstance(field_type, list) else [field_type]
-    kind = _WRAPPER_KINDS.get(base[0]) if len(base) == 1 and isinstance(base[0], str) else None
-    if kind is None:
-        return DeleteRecord.of(key, partition, value)
-    return DeleteRecord(key, partition, value, OrderingKind[kind])
-
-
-def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, storage) -> dict:
+def _append_to_log(ctx, g: FileGroupInfo, table, keys, idx, task_id, token, storage) -> dict:
     props = ctx.properties
     sizes = {}
     for opt, arg in (("hoodie.logfile.data.block.max.size", "max_block_size"),
@@ -420,8 +401,9 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, t
                           **sizes)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, str(handle.writer.log_file), markers.APPEND)
     if ctx.operation == "delete":
-        for i, key in zip(idx.tolist(), _take(keys, idx).to_pylist()):
-            handle.delete(key, g.partition, _delete_record(ctx, key, g.partition, ordering, i))
+        # a delete operation's deletes carry Hudi's default ordering value, IntWrapper 0, as Java's writers
+        # do in 0.x and 1.x (the delete helper builds empty payloads from the keys alone): they always win
+        handle.delete_keys(_take(keys, idx).to_pylist(), g.partition)
     else:
         sub = _take(table, idx)
         if key_spec is not None:  # the whole batch as columns (the handle checks and encodes them at once)
