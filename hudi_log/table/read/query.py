@@ -52,7 +52,7 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Iterator, Mapping
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -146,13 +146,15 @@ class ReadPlan:
 class HudiTable:
     """A Hudi table opened for reading: properties, timeline and file-system views."""
 
-    def __init__(self, path):
+    def __init__(self, path, options: Mapping | None = None):
         self.path = as_path(path)
         self.properties = read_properties(self.path)
         self.timeline = Timeline(self.path, self.properties)
+        # read options the file-system view takes (hoodie.metadata.enable=false: list storage)
+        self.options = dict(options or {})
 
     def view(self, as_of: str | None = None) -> FileSystemView:
-        return FileSystemView(self.path, self.properties, self.timeline, as_of)
+        return FileSystemView(self.path, self.properties, self.timeline, as_of, self.options)
 
     def _bound(self, as_of: str | None) -> str | None:
         if as_of is None:
@@ -606,9 +608,11 @@ def _mask(arr, op: str, val):
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-               filters=None, strict: bool = False, fallback_full_table_scan: bool = False) -> pa.Table:
+               filters=None, strict: bool = False, fallback_full_table_scan: bool = False,
+               options: Mapping | None = None) -> pa.Table:
     """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first). A committed file found missing or
     damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`); an incremental
-    range over cleaned commits an ``IncrementalCommitsGoneError`` or the fallback's scan (:mod:`.incremental`)."""
-    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
+    range over cleaned commits an ``IncrementalCommitsGoneError`` or the fallback's scan (:mod:`.incremental`).
+    ``options``: read options of the file listing (``hoodie.metadata.enable``)."""
+    return HudiTable(path, options).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
                                 strict=strict, fallback_full_table_scan=fallback_full_table_scan)

@@ -1,0 +1,246 @@
+"""The metadata table's ``files`` partition read as Java reads it: partition list and file listing.
+
+Mirrors ``HoodieBackedTableMetadata`` (``getAllPartitionPaths``, ``getAllFilesInPartition``) over
+``HoodieMetadataPayload``: the metadata table (``.hoodie/metadata``) is a MERGE_ON_READ table of its own whose
+``files`` partition holds one record per data partition (key = partition path, ``.`` for a non-partitioned
+table; type 2, ``filesystemMetadata``: file name -> {size, isDeleted}) and one ``__all_partitions__`` record
+(type 1) listing the partitions. The latest file slice is read (base HFile, then its log files' HFILE data
+and delete blocks, rollbacks and corrupt blocks applied by :class:`~.read.scanner.MergedLogScanner`'s queue)
+and the records merged as ``HoodieMetadataPayload.combineAndGetUpdateValue`` merges them: a later record's
+file map is laid over the earlier one's, an entry marked ``isDeleted`` removes the file, a file met twice
+keeps the larger size (a log file appended to); a delete block drops the key's record.
+
+Only blocks of valid instants count (``HoodieTableMetadataUtil.getValidInstantTimestamps``): metadata-table
+deltacommits that are completed and whose data-table instant is completed, or that precede the data table's
+active timeline (archived there), or that are the metadata table's own initialising instants
+(``00000000000000000`` and its suffixed siblings, which no data-table instant has).
+
+:func:`metadata_in_step` is the rule the file-system view uses before it trusts the listing (decided here,
+since Java trusts a metadata table it has just synced): ``files`` is in ``hoodie.table.metadata.partitions``
+and the data table's latest completed instant that writes to the metadata table has a completed metadata
+deltacommit. Every path named by the metadata table goes through :func:`hudi_log.containment.within_table`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..containment import within_table
+from ..errors import ContentError
+from ..format.grammar import BlockType
+from ..format.reader import open_log
+from ..paths import AnyPath, as_path
+from .errors import TableError
+from .properties import TableProperties, read_properties
+from .timeline.timeline import Timeline
+
+METADATA_FOLDER = (".hoodie", "metadata")
+FILES_PARTITION = "files"
+ALL_PARTITIONS_KEY = "__all_partitions__"
+NON_PARTITIONED_NAME = "."  # HoodieTableMetadata.NON_PARTITIONED_NAME
+# HoodieMetadataPayload record types
+TYPE_PARTITION_LIST, TYPE_FILE_LIST = 1, 2
+ENABLE = "hoodie.metadata.enable"
+# the metadata table's own first instants (HoodieTableMetadataUtil's SOLO_COMMIT_TIMESTAMP, and the
+# per-partition initialising instants made of it with a suffix): no data-table instant stands for them
+SOLO_COMMIT_PREFIX = "00000000000000"
+# data-table actions that sync a metadata deltacommit at their own instant time
+_SYNCED_ACTIONS = frozenset({"commit", "deltacommit", "replacecommit", "clean", "rollback", "restore"})
+
+
+class MetadataFilesError(TableError):
+    """The metadata table's ``files`` partition cannot be read (names the file and what is wrong)."""
+
+
+def metadata_path(table_path) -> AnyPath:
+    return as_path(table_path).joinpath(*METADATA_FOLDER)
+
+
+def metadata_enabled(options: Mapping | None) -> bool:
+    """``hoodie.metadata.enable`` on the read side: default true, as Java's."""
+    return str((options or {}).get(ENABLE, "true")).strip().lower() != "false"
+
+
+def _listed_partitions(props: TableProperties) -> set[str]:
+    return {p for p in (props.get("hoodie.table.metadata.partitions") or "").split(",") if p}
+
+
+@dataclass(frozen=True)
+class MetadataFile:
+    name: str
+    size: int
+    path: AnyPath
+    """The file's path, as :func:`~hudi_log.containment.within_table` made it."""
+
+
+@dataclass
+class MetadataListing:
+    """What the ``files`` partition says, as of the data table's ``as_of`` instant."""
+
+    partitions: list[str]
+    """Data partitions, relative paths ("" for a non-partitioned table's root)."""
+    files: dict[str, list[MetadataFile]]
+    """partition -> its files (sorted by name)."""
+    latest_deltacommit: str | None
+    valid_instants: set[str] = field(default_factory=set, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"partitions": self.partitions, "latest_deltacommit": self.latest_deltacommit,
+                "files": {p: [{"name": f.name, "size": f.size} for f in fs] for p, fs in self.files.items()}}
+
+
+def _data_partition(key: str) -> str:
+    return "" if key == NON_PARTITIONED_NAME else key
+
+
+def valid_instants(data: Timeline, meta: Timeline, as_of: str | None = None) -> set[str]:
+    """Metadata-table instants whose blocks count (see the module docstring)."""
+    done = {i.requested_time for i in data.completed()}
+    known = {i.requested_time for i in data.instants}
+    starts = min(known) if known else None
+    out = set()
+    for i in meta.completed():
+        t = i.requested_time
+        if as_of is not None and t > as_of and not t.startswith(SOLO_COMMIT_PREFIX):
+            continue
+        if t in done or t.startswith(SOLO_COMMIT_PREFIX) or (t not in known and starts is not None and t < starts):
+            out.add(t)
+    return out
+
+
+def metadata_in_step(table_path, props: TableProperties, data: Timeline) -> tuple[bool, str]:
+    """(True, "") when the file-system view may list from the metadata table; else (False, why)."""
+    root = metadata_path(table_path)
+    if FILES_PARTITION not in _listed_partitions(props):
+        return False, "hoodie.table.metadata.partitions does not list 'files'"
+    if not (root / ".hoodie" / "hoodie.properties").exists():
+        return False, f"{root} holds no table"
+    synced = [i for i in data.completed() if i.action in _SYNCED_ACTIONS]
+    if not synced:
+        return True, ""
+    latest = synced[-1].requested_time
+    meta = Timeline(root, read_properties(root))
+    if not any(i.requested_time == latest and i.is_completed for i in meta.instants):
+        return False, f"the metadata table has no completed deltacommit for the data table's instant {latest}"
+    return True, ""
+
+
+def _merge(old: dict | None, new: dict) -> dict:
+    """``HoodieMetadataPayload.combineAndGetUpdateValue`` for the files partition's record types."""
+    if old is None or old.get("type") != new.get("type"):
+        return new
+    merged = dict(old.get("filesystemMetadata") or {})
+    for name, info in (new.get("filesystemMetadata") or {}).items():
+        if info.get("isDeleted"):
+            merged.pop(name, None)
+        elif name in merged:
+            merged[name] = {**info, "size": max(merged[name].get("size") or 0, info.get("size") or 0)}
+        else:
+            merged[name] = info
+    return {**new, "filesystemMetadata": merged}
+
+
+def _base_records(path) -> list[dict]:
+    from ..format.content.avro import decode_datums
+    from ..format.content.hfile import HFileError, read_hfile
+    import json
+
+    try:
+        hf = read_hfile(path.read_bytes())
+        schema = json.loads(hf.file_info["schema"].decode("utf-8"))
+    except (HFileError, KeyError, ValueError) as e:
+        raise MetadataFilesError(path, f"metadata base file unreadable: {e}") from e
+    out = decode_datums([c.value for c in hf.records], schema, None, str(path), 0)
+    for cell, rec in zip(hf.records, out):
+        if rec.get("key") in ("", None):  # Hudi blanks the key field in HFile values
+            rec["key"] = cell.key
+    return out
+
+
+def _queued_blocks(log_files) -> list:
+    """The data and delete blocks of a slice's logs in order, corrupt blocks skipped and a rollback command
+    block dropping the blocks of its target instant read before it (``AbstractHoodieLogRecordScanner``; the
+    read layer's scanner does the same for data tables, and sits above this module)."""
+    queue: list = []
+    for lf in log_files:
+        for block in open_log(lf.path):
+            if block.corrupt or block.block_type == BlockType.corrupt_block:
+                continue
+            if block.block_type == BlockType.command_block:
+                if block.is_rollback:
+                    queue = [b for b in queue if b.instant_time != block.target_instant_time]
+                continue
+            if block.block_type in (BlockType.hfile_data_block, BlockType.delete_block):
+                queue.append(block)
+    return queue
+
+
+def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str, dict], dict]:
+    """The merged records of the ``files`` partition (key -> record) and facts about the slice read."""
+    from .view.file_system_view import FileSystemView
+
+    root = metadata_path(table_path)
+    data_props = read_properties(table_path)
+    data = Timeline(table_path, data_props)
+    mprops = read_properties(root)
+    meta = Timeline(root, mprops)
+    valid = valid_instants(data, meta, as_of)
+    view = FileSystemView(root, mprops, meta)
+    groups = view.file_groups.get(FILES_PARTITION, [])
+    records: dict[str, dict] = {}
+    facts = {"valid_instants": valid, "slices": []}
+    for g in groups:
+        s = g.latest_slice
+        if s is None:
+            continue
+        facts["slices"].append(s)
+        if s.base_file is not None:
+            for rec in _base_records(s.base_file.path):
+                records[rec["key"]] = _merge(records.get(rec["key"]), rec)
+        try:
+            for block in _queued_blocks(s.log_files):
+                if block.instant_time not in valid:
+                    continue
+                if block.block_type == BlockType.delete_block:
+                    for d in block.deletes():
+                        records.pop(d.record_key, None)
+                    continue
+                for rec in block.records():
+                    records[rec["key"]] = _merge(records.get(rec["key"]), rec)
+        except ContentError as e:
+            raise MetadataFilesError(root / FILES_PARTITION, f"metadata log unreadable: {e}") from e
+    return records, facts
+
+
+def _live(rec: dict) -> dict[str, int]:
+    return {n: int(i.get("size") or 0) for n, i in (rec.get("filesystemMetadata") or {}).items()
+            if not i.get("isDeleted")}
+
+
+def read_listing(table_path, as_of: str | None = None) -> MetadataListing:
+    """The data table's partitions and files as the ``files`` partition lists them."""
+    base = as_path(table_path)
+    records, facts = read_files_partition(base, as_of)
+    source = metadata_path(base) / FILES_PARTITION
+    parts_rec = records.get(ALL_PARTITIONS_KEY)
+    partitions = sorted(_data_partition(k) for k in (_live(parts_rec) if parts_rec else {}))
+    files: dict[str, list[MetadataFile]] = {}
+    for p in partitions:
+        key = p or NON_PARTITIONED_NAME
+        if p:  # a partition named by the metadata table must be a folder inside the table
+            within_table(base, p, source=source, field=f"{ALL_PARTITIONS_KEY}.filesystemMetadata", timeline=False)
+        rec = records.get(key)
+        entries = _live(rec) if rec and rec.get("type") == TYPE_FILE_LIST else {}
+        out = []
+        for name, size in sorted(entries.items()):
+            # every path the metadata table names goes through the one containment rule
+            path = within_table(base, f"{p}/{name}" if p else name, source=source,
+                                field=f"{key}.filesystemMetadata", timeline=False)
+            if "/" in name or name in (".", ".."):
+                raise MetadataFilesError(source, f"record {key!r} names {name!r}, not a file name")
+            out.append(MetadataFile(name, size, path))
+        files[p] = out
+    valid = facts["valid_instants"]
+    return MetadataListing(partitions, files, max((t for t in valid if not t.startswith(SOLO_COMMIT_PREFIX)),
+                                                  default=None), valid)
