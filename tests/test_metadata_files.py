@@ -1,0 +1,126 @@
+"""The metadata table's ``files`` partition read (hudi_log.table.metadata_files) and the file-system view
+listing from it: on every corpus table that has a metadata table, its listing equals storage listing and
+reads give the same rows either way (and hudi-rs's); a metadata table that is behind is not trusted."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hudi_log.containment import PathOutsideTableError
+from hudi_log.table import HudiTable, read_table
+from hudi_log.table import metadata_files as mf
+from hudi_log.table.view.file_system_view import PARTITION_METAFILE, list_partitions
+from hudi_rs_oracle import hudi_rs_rows
+
+OFF = {mf.ENABLE: "false"}
+
+
+@pytest.fixture(scope="module")
+def metadata_tables(corpus_tables) -> dict[str, Path]:
+    found = {n: r for n, r in corpus_tables.items() if (r / ".hoodie" / "metadata").is_dir()}
+    assert len(found) >= 4, sorted(found)  # v8 quickstart, v9 COW and MOR tables
+    return found
+
+
+def _storage_listing(root: Path) -> dict[str, list[tuple[str, int]]]:
+    out = {}
+    for p in list_partitions(root):
+        folder = root / p if p else root
+        out[p] = sorted((f.name, f.stat().st_size) for f in folder.iterdir()
+                        if f.is_file() and not f.name.startswith(PARTITION_METAFILE))
+    return out
+
+
+def _sorted_rows(table) -> list[dict]:
+    return sorted(table.to_pylist(), key=lambda r: (r["_hoodie_partition_path"], r["_hoodie_record_key"]))
+
+
+def test_files_partition_equals_storage_listing_on_every_corpus_metadata_table(metadata_tables):
+    for name, root in metadata_tables.items():
+        listing = mf.read_listing(root)
+        assert listing.partitions == list_partitions(root), name
+        got = {p: [(f.name, f.size) for f in fs] for p, fs in listing.files.items()}
+        assert got == _storage_listing(root), name
+        assert all(f.path == (root / p / f.name) for p, fs in listing.files.items() for f in fs)
+        assert listing.latest_deltacommit in {i.requested_time for i in HudiTable(root).timeline.completed()}
+
+
+def test_reads_list_from_the_metadata_table_and_give_the_storage_rows_and_hudi_rs_rows(metadata_tables):
+    for name, root in metadata_tables.items():
+        on, off = HudiTable(root).view(), HudiTable(root, OFF).view()
+        assert (on.listing_source, off.listing_source) == ("metadata", "storage"), (name, on.listing_note)
+        assert off.listing_note == f"{mf.ENABLE}=false"
+        assert on.to_dict() == off.to_dict(), name
+        rows = _sorted_rows(read_table(root))
+        assert rows and rows == _sorted_rows(read_table(root, options=OFF)), name
+        oracle = sorted(hudi_rs_rows(root), key=lambda r: (r["_hoodie_partition_path"], r["_hoodie_record_key"]))
+        assert [r["_hoodie_record_key"] for r in rows] == [r["_hoodie_record_key"] for r in oracle], name
+
+
+def _copy(metadata_tables, tmp_path, name="sample_table_mor_avro_v9_txns_simple_meta") -> Path:
+    src = metadata_tables[name]
+    dest = tmp_path / src.name
+    shutil.copytree(src, dest)
+    return dest
+
+
+def test_a_metadata_table_behind_the_data_table_falls_back_to_storage_listing(metadata_tables, tmp_path):
+    for name in metadata_tables:
+        root = _copy(metadata_tables, tmp_path, name)
+        expected = _sorted_rows(read_table(root, options=OFF))
+        latest = HudiTable(root).timeline.latest_completed_commit().requested_time
+        meta_timeline = root / ".hoodie" / "metadata" / ".hoodie"
+        done = [p for p in meta_timeline.rglob(f"{latest}*.deltacommit")]
+        assert len(done) == 1, (name, done)
+        done[0].unlink()  # the metadata table's deltacommit of the data table's latest commit never completed
+        view = HudiTable(root).view()
+        assert view.listing_source == "storage", name
+        assert f"no completed deltacommit for the data table's instant {latest}" in view.listing_note
+        assert _sorted_rows(read_table(root)) == expected, name
+
+
+def test_a_metadata_table_without_the_files_partition_listed_is_not_used(metadata_tables, tmp_path):
+    root = _copy(metadata_tables, tmp_path)
+    props = root / ".hoodie" / "hoodie.properties"
+    text = props.read_text()
+    props.write_text(text.replace("column_stats,files,", "column_stats,"))
+    view = HudiTable(root).view()
+    assert view.listing_source == "storage" and "'files'" in view.listing_note
+
+
+def test_the_metadata_listing_is_what_the_view_uses(metadata_tables, tmp_path):
+    """A file present in storage but not in the metadata table's listing is not seen with the metadata
+    table on (Java lists from it), and is with hoodie.metadata.enable=false."""
+    root = _copy(metadata_tables, tmp_path)
+    part = "region=eu"
+    stray = sorted((root / part).glob("*.parquet"))[-1]
+    twin = stray.with_name(stray.name.replace("-0_", "-9_", 1))
+    shutil.copyfile(stray, twin)
+    on = {s.file_id for g in HudiTable(root).view().file_groups[part] for s in g.slices}
+    off = {s.file_id for g in HudiTable(root, OFF).view().file_groups[part] for s in g.slices}
+    assert off - on == {twin.name.split("_")[0]}
+
+
+def test_payload_merge_rules():
+    old = {"key": "p", "type": mf.TYPE_FILE_LIST,
+           "filesystemMetadata": {"a": {"size": 10, "isDeleted": False}, "b": {"size": 5, "isDeleted": False}}}
+    new = {"key": "p", "type": mf.TYPE_FILE_LIST,
+           "filesystemMetadata": {"a": {"size": 7, "isDeleted": False}, "b": {"size": 0, "isDeleted": True},
+                                  "c": {"size": 3, "isDeleted": False}}}
+    merged = mf._merge(old, new)["filesystemMetadata"]
+    assert {n: i["size"] for n, i in merged.items()} == {"a": 10, "c": 3}  # larger size kept; b deleted
+    assert mf._merge(None, new) is new
+
+
+def test_a_file_name_leading_out_of_the_table_is_refused(metadata_tables, tmp_path, monkeypatch):
+    root = _copy(metadata_tables, tmp_path)
+    records = {mf.ALL_PARTITIONS_KEY: {"key": mf.ALL_PARTITIONS_KEY, "type": mf.TYPE_PARTITION_LIST,
+                                       "filesystemMetadata": {"region=eu": {"size": 0, "isDeleted": False}}},
+               "region=eu": {"key": "region=eu", "type": mf.TYPE_FILE_LIST,
+                             "filesystemMetadata": {"../../../etc/passwd": {"size": 1, "isDeleted": False}}}}
+    monkeypatch.setattr(mf, "read_files_partition", lambda base, as_of=None: (records, {"valid_instants": set()}))
+    with pytest.raises(PathOutsideTableError, match="filesystemMetadata"):
+        mf.read_listing(root)
