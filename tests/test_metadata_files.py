@@ -124,3 +124,61 @@ def test_a_file_name_leading_out_of_the_table_is_refused(metadata_tables, tmp_pa
     monkeypatch.setattr(mf, "read_files_partition", lambda base, as_of=None: (records, {"valid_instants": set()}))
     with pytest.raises(PathOutsideTableError, match="filesystemMetadata"):
         mf.read_listing(root)
+
+
+# ---- CLI ---------------------------------------------------------------------------------------
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from hudi_log.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_metadata_commands(metadata_tables):
+    import json
+
+    for name, root in metadata_tables.items():
+        listing = mf.read_listing(root)
+        r = _cli("metadata", "list-partitions", root, "--json")
+        assert r.exit_code == 0 and json.loads(r.stdout) == listing.partitions, name
+        part = listing.partitions[0]
+        r = _cli("metadata", "list-files", root, part or ".", "--json")
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout) == [{"name": n, "size": s} for n, s in _storage_listing(root)[part]]
+        r = _cli("metadata", "validate-files", root)
+        assert r.exit_code == 0 and "OK" in r.stdout.splitlines()[-1], r.output
+        r = _cli("metadata", "stats", root, "--json")
+        stats = {s["partition"]: s for s in json.loads(r.stdout)}
+        assert r.exit_code == 0 and "files" in stats and stats["files"]["records"] > len(listing.partitions)
+        assert stats["files"]["file_slices"] == 1 and stats["files"]["log_files"] >= 1
+        assert set(stats) >= {"files", "record_index", "column_stats"}, name
+
+
+def test_cli_validate_files_reports_each_difference_and_validate_table_too(metadata_tables, tmp_path):
+    import json
+
+    root = _copy(metadata_tables, tmp_path)
+    gone = sorted((root / "region=us").glob("*.parquet"))[0]
+    gone.unlink()
+    grown = sorted((root / "region=eu").glob(".*.log.*"))[0]
+    with open(grown, "ab") as f:
+        f.write(b"x")
+    r = _cli("metadata", "validate-files", root)
+    assert r.exit_code == 1, r.output
+    lines = r.stdout.splitlines()
+    assert f"region=us/{gone.name}: listed by the metadata table, not in storage" in lines
+    assert any(line.startswith(f"region=eu/{grown.name}: sizes differ") for line in lines)
+    assert lines[-1].endswith("DIFFERENT: 2 difference(s)")
+    diffs = json.loads(_cli("metadata", "validate-files", root, "--json").stdout)["differences"]
+    assert {d["file"] for d in diffs} == {gone.name, grown.name}
+    report = json.loads(_cli("validate", "--table", root, "--json").stdout)
+    meta = [p for p in report["problems"] if p["kind"] == "metadata-table"]
+    assert len(meta) == 2 and not report["ok"]
+
+
+def test_cli_metadata_on_a_table_without_one_is_an_input_error(corpus_tables):
+    root = corpus_tables["sample_table_cow_v6_nonpartitioned"]
+    r = _cli("metadata", "list-partitions", root)
+    assert r.exit_code == 2 and "no metadata table" in r.output

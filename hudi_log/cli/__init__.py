@@ -5,7 +5,8 @@
 * :mod:`.view`: a log file as a picture (view: an offline HTML viewer, map: an SVG/PNG block map);
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, cluster, clean, rollback);
-* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive).
+* :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive);
+* :mod:`.metadata`: the metadata table's file listing (metadata list-partitions / list-files / validate-files / stats).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
 (:mod:`.output` holds the convention); no input gives a traceback. ``HUDI_LOG_DEBUG=1`` re-raises
@@ -22,6 +23,7 @@ import click
 from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
+from .metadata import metadata_group
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
@@ -102,7 +104,8 @@ for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "
                         (cluster_cmd, "cluster")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
-                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive")):
+                        (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive"),
+                       (metadata_group, "metadata")):
     main.add_command(_command, _name)
 
 if __name__ == "__main__":

@@ -244,3 +244,112 @@ def read_listing(table_path, as_of: str | None = None) -> MetadataListing:
     valid = facts["valid_instants"]
     return MetadataListing(partitions, files, max((t for t in valid if not t.startswith(SOLO_COMMIT_PREFIX)),
                                                   default=None), valid)
+
+
+@dataclass(frozen=True)
+class ListingDifference:
+    """One way the metadata table's listing and storage differ (hudi-cli's ``metadata validate-files``)."""
+
+    partition: str
+    file: str | None
+    """None: the partition itself is listed on one side only."""
+    problem: str
+    metadata_size: int | None = None
+    storage_size: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"partition": self.partition, "file": self.file, "problem": self.problem,
+                "metadata_size": self.metadata_size, "storage_size": self.storage_size}
+
+    def line(self) -> str:
+        where = f"{self.partition or '.'}/{self.file}" if self.file else f"partition {self.partition or '.'!r}"
+        sizes = f" (metadata {self.metadata_size} bytes, storage {self.storage_size})" \
+            if self.metadata_size is not None and self.storage_size is not None else ""
+        return f"{where}: {self.problem}{sizes}"
+
+
+def storage_listing(table_path) -> dict[str, dict[str, int]]:
+    """partition -> {data file name: size} as storage lists them (base and log files; Java's
+    ``FileSystemBackedTableMetadata``)."""
+    from .view.file_system_view import BASE_FILE_RE, LOG_FILE_RE, list_partitions
+
+    base = as_path(table_path)
+    out = {}
+    for p in list_partitions(base):
+        folder = base / p if p else base
+        out[p] = {f.name: f.stat().st_size for f in sorted(folder.iterdir())
+                  if f.is_file() and (BASE_FILE_RE.match(f.name) or LOG_FILE_RE.match(f.name))}
+    return out
+
+
+def compare_with_storage(table_path) -> list[ListingDifference]:
+    """Every difference between the ``files`` partition's listing and storage: partitions and files on one
+    side only, and sizes that differ. Empty when they agree."""
+    listing = read_listing(table_path)
+    stored = storage_listing(table_path)
+    out = []
+    for p in sorted(set(listing.partitions) | set(stored)):
+        if p not in stored:
+            out.append(ListingDifference(p, None, "listed by the metadata table, not in storage"))
+            continue
+        if p not in listing.files:
+            out.append(ListingDifference(p, None, "in storage, not listed by the metadata table"))
+            continue
+        meta = {f.name: f.size for f in listing.files[p]}
+        for name in sorted(set(meta) | set(stored[p])):
+            if name not in stored[p]:
+                out.append(ListingDifference(p, name, "listed by the metadata table, not in storage", meta[name]))
+            elif name not in meta:
+                out.append(ListingDifference(p, name, "in storage, not listed by the metadata table", None,
+                                             stored[p][name]))
+            elif meta[name] != stored[p][name]:
+                out.append(ListingDifference(p, name, "sizes differ", meta[name], stored[p][name]))
+    return out
+
+
+@dataclass(frozen=True)
+class MetadataPartitionStats:
+    """One metadata-table partition's latest file slices (hudi-cli's ``metadata stats``)."""
+
+    partition: str
+    file_slices: int
+    base_files: int
+    log_files: int
+    base_bytes: int
+    log_bytes: int
+    records: int
+    """Cells in the slices' base HFiles and HFILE data blocks (before merging)."""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def metadata_stats(table_path) -> list[MetadataPartitionStats]:
+    """Per metadata-table partition: its latest file slices, their files, sizes and records."""
+    from ..format.content.hfile import HFileError, read_hfile
+    from .view.file_system_view import FileSystemView
+
+    root = metadata_path(table_path)
+    props = read_properties(root)
+    view = FileSystemView(root, props, Timeline(root, props))
+    out = []
+    for part in view.partitions:
+        slices = [g.latest_slice for g in view.file_groups[part] if g.latest_slice is not None]
+        records = 0
+        for s in slices:
+            if s.base_file is not None:
+                try:
+                    records += read_hfile(s.base_file.path.read_bytes()).entry_count
+                except HFileError as e:
+                    raise MetadataFilesError(s.base_file.path, f"metadata base file unreadable: {e}") from e
+            for lf in s.log_files:
+                try:
+                    records += sum(len(b.hfile().records) for b in open_log(lf.path)
+                                   if not b.corrupt and b.block_type == BlockType.hfile_data_block)
+                except ContentError as e:
+                    raise MetadataFilesError(lf.path, f"metadata log unreadable: {e}") from e
+        out.append(MetadataPartitionStats(
+            part, len(slices), sum(1 for s in slices if s.base_file), sum(len(s.log_files) for s in slices),
+            sum(s.base_file.size for s in slices if s.base_file), sum(lf.size for s in slices for lf in s.log_files),
+            records))
+    return out
