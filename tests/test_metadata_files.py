@@ -182,3 +182,23 @@ def test_cli_metadata_on_a_table_without_one_is_an_input_error(corpus_tables):
     root = corpus_tables["sample_table_cow_v6_nonpartitioned"]
     r = _cli("metadata", "list-partitions", root)
     assert r.exit_code == 2 and "no metadata table" in r.output
+
+
+def test_blocks_of_a_data_commit_still_pending_are_not_read(metadata_tables, tmp_path):
+    """The metadata table commits before the data table: its deltacommit for a data instant that is still
+    pending (Java's getValidInstantTimestamps leaves it out) lists no files."""
+    root = _copy(metadata_tables, tmp_path)
+    latest = HudiTable(root).timeline.latest_completed_commit()
+    written = {s["path"].rsplit("/", 1)[-1] for ss in HudiTable(root).timeline.commit_metadata(latest)
+               ["partitionToWriteStats"].values() for s in ss}
+    assert written
+    expected = _sorted_rows(read_table(root, options=OFF, as_of=None))
+    latest.path.unlink()  # the data commit is inflight again
+    listing = mf.read_listing(root)
+    listed = {f.name for fs in listing.files.values() for f in fs}
+    assert not written & listed and latest.requested_time not in listing.valid_instants
+    view = HudiTable(root).view()
+    assert view.listing_source == "metadata"
+    rows = _sorted_rows(read_table(root))
+    assert rows == _sorted_rows(read_table(root, options=OFF))
+    assert len(rows) <= len(expected)

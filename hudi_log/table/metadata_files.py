@@ -10,10 +10,10 @@ and the records merged as ``HoodieMetadataPayload.combineAndGetUpdateValue`` mer
 file map is laid over the earlier one's, an entry marked ``isDeleted`` removes the file, a file met twice
 keeps the larger size (a log file appended to); a delete block drops the key's record.
 
-Only blocks of valid instants count (``HoodieTableMetadataUtil.getValidInstantTimestamps``): metadata-table
-deltacommits that are completed and whose data-table instant is completed, or that precede the data table's
-active timeline (archived there), or that are the metadata table's own initialising instants
-(``00000000000000000`` and its suffixed siblings, which no data-table instant has).
+Only blocks of valid instants count (:func:`valid_instants`, Java's
+``HoodieTableMetadataUtil.getValidInstantTimestamps``) that are also committed on the metadata table's own
+timeline: a metadata deltacommit whose data-table commit is still pending (the metadata table commits first)
+is not read.
 
 :func:`metadata_in_step` is the rule the file-system view uses before it trusts the listing (decided here,
 since Java trusts a metadata table it has just synced): ``files`` is in ``hoodie.table.metadata.partitions``
@@ -94,19 +94,40 @@ def _data_partition(key: str) -> str:
     return "" if key == NON_PARTITIONED_NAME else key
 
 
+def _rolled_back(data: Timeline, inst) -> list[str]:
+    """The commits a completed rollback or restore of the data table undid (its metadata, as Java reads it)."""
+    md = data.commit_metadata(inst)
+    if inst.action == "rollback":
+        return list(md.get("commitsRollback") or [])
+    return [c for rms in (md.get("hoodieRestoreMetadata") or {}).values() for rm in (rms or [])
+            for c in (rm.get("commitsRollback") or [])]
+
+
 def valid_instants(data: Timeline, meta: Timeline, as_of: str | None = None) -> set[str]:
-    """Metadata-table instants whose blocks count (see the module docstring)."""
-    done = {i.requested_time for i in data.completed()}
-    known = {i.requested_time for i in data.instants}
-    starts = min(known) if known else None
-    out = set()
-    for i in meta.completed():
-        t = i.requested_time
-        if as_of is not None and t > as_of and not t.startswith(SOLO_COMMIT_PREFIX):
-            continue
-        if t in done or t.startswith(SOLO_COMMIT_PREFIX) or (t not in known and starts is not None and t < starts):
-            out.add(t)
-    return out
+    """Instants whose metadata-table blocks count (Java's ``getValidInstantTimestamps``): the data table's
+    completed instants; the metadata table's completed deltacommits whose data instant is not pending
+    (indexing writes some no data commit has); the commits undone by the data table's completed rollbacks
+    and restores after the earliest of those (the metadata table records the undoing as a later
+    deltacommit); the metadata table's own completed rollbacks and restores. ``as_of``: none later."""
+    pending = {i.requested_time for i in data.pending()}
+    valid = {i.requested_time for i in data.completed()}
+    valid |= {i.requested_time for i in meta.completed() if i.action == "deltacommit" and i.requested_time not in pending}
+    earliest = min(valid) if valid else SOLO_COMMIT_PREFIX + "0"
+    for i in data.completed():
+        if i.action in ("rollback", "restore") and i.requested_time > earliest:
+            valid.update(_rolled_back(data, i))
+    valid |= {i.requested_time for i in meta.completed() if i.action in ("rollback", "restore")}
+    if as_of is not None:
+        valid = {t for t in valid if t <= as_of or t.startswith(SOLO_COMMIT_PREFIX)}
+    return valid
+
+
+def _committed_in(meta: Timeline):
+    """Whether a block's instant is committed on the metadata table's own timeline (its log scanner skips
+    blocks of pending instants; an instant before its timeline's start was archived, so committed)."""
+    done = {i.requested_time for i in meta.completed()}
+    start = min(done) if done else None
+    return lambda t: t in done or (start is not None and t < start)
 
 
 def metadata_in_step(table_path, props: TableProperties, data: Timeline) -> tuple[bool, str]:
@@ -186,6 +207,7 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
     mprops = read_properties(root)
     meta = Timeline(root, mprops)
     valid = valid_instants(data, meta, as_of)
+    committed = _committed_in(meta)
     view = FileSystemView(root, mprops, meta)
     groups = view.file_groups.get(FILES_PARTITION, [])
     records: dict[str, dict] = {}
@@ -200,7 +222,7 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
                 records[rec["key"]] = _merge(records.get(rec["key"]), rec)
         try:
             for block in _queued_blocks(s.log_files):
-                if block.instant_time not in valid:
+                if block.instant_time not in valid or not committed(block.instant_time):
                     continue
                 if block.block_type == BlockType.delete_block:
                     for d in block.deletes():
