@@ -202,3 +202,16 @@ def test_blocks_of_a_data_commit_still_pending_are_not_read(metadata_tables, tmp
     rows = _sorted_rows(read_table(root))
     assert rows == _sorted_rows(read_table(root, options=OFF))
     assert len(rows) <= len(expected)
+
+
+def test_a_listed_file_missing_from_storage_is_reported_and_the_read_plans_from_storage(metadata_tables, tmp_path):
+    from hudi_log.table.read.integrity import IntegrityWarning
+
+    root = _copy(metadata_tables, tmp_path)
+    gone = max((t.base_file for t in HudiTable(root).plan().tasks if t.base_file), key=lambda p: p.rsplit("_", 1)[1])
+    Path(gone).unlink()
+    assert gone.rsplit("/", 1)[1] in {f.name for fs in mf.read_listing(root).files.values() for f in fs}
+    with pytest.warns(IntegrityWarning, match="missing"):
+        rows = _sorted_rows(read_table(root))
+    with pytest.warns(IntegrityWarning, match="missing"):
+        assert rows == _sorted_rows(read_table(root, options=OFF))

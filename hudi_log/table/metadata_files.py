@@ -111,7 +111,8 @@ def valid_instants(data: Timeline, meta: Timeline, as_of: str | None = None) -> 
     deltacommit); the metadata table's own completed rollbacks and restores. ``as_of``: none later."""
     pending = {i.requested_time for i in data.pending()}
     valid = {i.requested_time for i in data.completed()}
-    valid |= {i.requested_time for i in meta.completed() if i.action == "deltacommit" and i.requested_time not in pending}
+    valid |= {i.requested_time for i in meta.completed()
+              if i.action == "deltacommit" and i.requested_time not in pending}
     earliest = min(valid) if valid else SOLO_COMMIT_PREFIX + "0"
     for i in data.completed():
         if i.action in ("rollback", "restore") and i.requested_time > earliest:
