@@ -5,10 +5,12 @@ Mirrors ``HoodieBackedTableMetadata`` (``getAllPartitionPaths``, ``getAllFilesIn
 ``files`` partition holds one record per data partition (key = partition path, ``.`` for a non-partitioned
 table; type 2, ``filesystemMetadata``: file name -> {size, isDeleted}) and one ``__all_partitions__`` record
 (type 1) listing the partitions. The latest file slice is read (base HFile, then its log files' HFILE data
-and delete blocks, rollbacks and corrupt blocks applied by :class:`~.read.scanner.MergedLogScanner`'s queue)
+and delete blocks in order, corrupt blocks skipped and rollback command blocks applied, as
+``AbstractHoodieLogRecordScanner`` does)
 and the records merged as ``HoodieMetadataPayload.combineAndGetUpdateValue`` merges them: a later record's
 file map is laid over the earlier one's, an entry marked ``isDeleted`` removes the file, a file met twice
-keeps the larger size (a log file appended to); a delete block drops the key's record.
+keeps the larger size (a log file appended to; Hudi's current rule, commutative; early 0.x releases summed
+the sizes instead); a delete block drops the key's record.
 
 Only blocks of valid instants count (:func:`valid_instants`, Java's
 ``HoodieTableMetadataUtil.getValidInstantTimestamps``) that are also committed on the metadata table's own
@@ -18,7 +20,9 @@ is not read.
 :func:`metadata_in_step` is the rule the file-system view uses before it trusts the listing (decided here,
 since Java trusts a metadata table it has just synced): ``files`` is in ``hoodie.table.metadata.partitions``
 and the data table's latest completed instant that writes to the metadata table has a completed metadata
-deltacommit. Every path named by the metadata table goes through :func:`hudi_log.containment.within_table`.
+deltacommit, else storage is listed (a safe fallback: only slower). Every path named by the metadata table goes
+through :func:`hudi_log.containment.within_table`. Also here: the listing compared with storage
+(``metadata validate-files``, ``validate --table``) and per-partition statistics (``metadata stats``).
 """
 
 from __future__ import annotations
