@@ -215,3 +215,16 @@ def test_a_listed_file_missing_from_storage_is_reported_and_the_read_plans_from_
         rows = _sorted_rows(read_table(root))
     with pytest.warns(IntegrityWarning, match="missing"):
         assert rows == _sorted_rows(read_table(root, options=OFF))
+
+
+@pytest.mark.slow
+def test_spark_reads_list_from_the_metadata_table_unless_disabled(spark, metadata_tables, tmp_path):
+    """A base file storage holds but the metadata table does not list (a stray copy of a file group) is not
+    read by the hudi_log data source, and is with hoodie.metadata.enable=false, as by the package."""
+    root = _copy(metadata_tables, tmp_path)
+    stray = sorted((root / "region=eu").glob("*.parquet"))[-1]
+    shutil.copyfile(stray, stray.with_name(stray.name.replace("-0_", "-9_", 1)))
+    on = spark.read.format("hudi_log").load(str(root)).count()
+    off = spark.read.format("hudi_log").option(mf.ENABLE, "false").load(str(root)).count()
+    assert on == read_table(root).num_rows
+    assert off == read_table(root, options=OFF).num_rows > on
