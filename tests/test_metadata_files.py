@@ -228,3 +228,19 @@ def test_spark_reads_list_from_the_metadata_table_unless_disabled(spark, metadat
     off = spark.read.format("hudi_log").option(mf.ENABLE, "false").load(str(root)).count()
     assert on == read_table(root).num_rows
     assert off == read_table(root, options=OFF).num_rows > on
+
+
+def test_listing_as_of_an_instant(metadata_tables):
+    """As of an instant after the metadata table's last compaction: the files of the commits up to it; before
+    that compaction the merged base file hides the earlier state, which is said, not guessed."""
+    root = metadata_tables["sample_table_mor_avro_v9_txns_simple_meta"]
+    timeline = HudiTable(root).timeline
+    writes = [i for i in timeline.completed_commits()]
+    as_of = writes[-2].requested_time  # before the latest write
+    later = {s["path"].rsplit("/", 1)[-1] for ss in timeline.commit_metadata(writes[-1])["partitionToWriteStats"]
+             .values() for s in ss}
+    listed = {f.name for fs in mf.read_listing(root, as_of).files.values() for f in fs}
+    latest = {f.name for fs in mf.read_listing(root).files.values() for f in fs}
+    assert later and later <= latest and not later & listed and listed < latest
+    with pytest.raises(mf.MetadataFilesError, match="compacted at"):
+        mf.read_listing(root, writes[0].requested_time)

@@ -222,6 +222,11 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
         if s is None:
             continue
         facts["slices"].append(s)
+        if as_of is not None and s.base_file is not None and s.base_instant > as_of \
+                and not s.base_instant.startswith(SOLO_COMMIT_PREFIX):
+            # the base file holds every record merged up to its compaction: no earlier state can be had from it
+            raise MetadataFilesError(s.base_file.path, f"the metadata table was compacted at {s.base_instant}, after "
+                                     f"{as_of}: its listing as of {as_of} is gone (list storage instead)")
         if s.base_file is not None:
             for rec in _base_records(s.base_file.path):
                 records[rec["key"]] = _merge(records.get(rec["key"]), rec)
@@ -246,7 +251,9 @@ def _live(rec: dict) -> dict[str, int]:
 
 
 def read_listing(table_path, as_of: str | None = None) -> MetadataListing:
-    """The data table's partitions and files as the ``files`` partition lists them."""
+    """The data table's partitions and files as the ``files`` partition lists them: as of the latest state, or
+    as of the data instant ``as_of`` (blocks of later instants left out) where the metadata table has not been
+    compacted since (:class:`MetadataFilesError` otherwise)."""
     base = as_path(table_path)
     records, facts = read_files_partition(base, as_of)
     source = metadata_path(base) / FILES_PARTITION
