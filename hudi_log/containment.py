@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from pathlib import Path, PurePosixPath
+import stat
+from pathlib import Path
 from typing import Optional
 
 from .errors import HudiLogError
@@ -68,13 +69,23 @@ def _normalised(key: str) -> str:
     return "/" + key.lstrip("/") if key.startswith("/") else key
 
 
-def within_table(base, value, *, source, field: str, timeline: bool = True) -> AnyPath:
+def within_table(base, value, *, source, field: str, timeline: bool = True, seen: Optional[dict] = None) -> AnyPath:
     """``value`` (a path relative to the table's base path, or a full path or URI as Java's plans hold them)
     as a path of the table's kind, checked to be under ``base``; :class:`PathOutsideTableError` otherwise.
 
     ``source`` names where the value came from (a file, or "partition value"), ``field`` its field.
     ``timeline=False`` also refuses paths under ``.hoodie`` (for data files named by a data table's plans and
-    stats, which never live there). An empty relative value is the base path itself."""
+    stats, which never live there). An empty relative value is the base path itself. ``seen``: a dict one
+    operation passes to every call over many paths of one table (commit stats, plans), so each folder is
+    checked for links once (a few system calls a path otherwise)."""
+    base = as_path(base)
+    rel = relative_in_table(base, value, source=source, field=field, timeline=timeline, seen=seen)
+    return base / rel if rel else base
+
+
+def relative_in_table(base, value, *, source, field: str, timeline: bool = True, seen: Optional[dict] = None) -> str:
+    """:func:`within_table`'s answer as the normalised path relative to ``base`` ("" for the base itself), for
+    callers that keep plans' paths relative to the table."""
     base = as_path(base)
     text = os.fspath(value) if isinstance(value, os.PathLike) else value
     if not isinstance(text, str):
@@ -108,31 +119,65 @@ def within_table(base, value, *, source, field: str, timeline: bool = True) -> A
         if rel == ".." or rel.startswith("../"):
             raise PathOutsideTableError(base, source, field, value, "leads out of the base path")
     if rel in ("", "."):
-        target = base
-    else:
-        if not timeline and PurePosixPath(rel).parts[0] == META_FOLDER:
-            raise PathOutsideTableError(base, source, field, value, f"is under {META_FOLDER}, not a data file")
-        target = base / rel
-    if isinstance(target, Path):
-        _no_link_out(base, target, value, source, field)
-    return target
+        rel = ""
+    elif not timeline and rel.split("/", 1)[0] == META_FOLDER:
+        raise PathOutsideTableError(base, source, field, value, f"is under {META_FOLDER}, not a data file")
+    if isinstance(base, Path):
+        _no_link_out(base, rel, value, source, field, {} if seen is None else seen)
+    return rel
 
 
 def _relative(base: AnyPath, full: str, value, source, field, *, absolute: bool) -> str:
-    root = base.key if isinstance(base, RemotePath) else _normalised(os.path.abspath(os.fspath(base)))
-    if full == root:
-        return "."
-    prefix = root.rstrip("/") + "/"
-    if not full.startswith(prefix):
-        raise PathOutsideTableError(base, source, field, value, "is not under the table's base path")
-    return full[len(prefix):]
+    if isinstance(base, RemotePath):
+        roots = [base.key]
+    else:  # a plan may spell the base path as given or as resolved (hudi-log's clean plans resolve it)
+        roots = list(dict.fromkeys([_normalised(os.path.abspath(os.fspath(base))), os.path.realpath(base)]))
+    for root in roots:
+        if full == root:
+            return "."
+        prefix = root.rstrip("/") + "/"
+        if full.startswith(prefix):
+            return full[len(prefix):]
+    raise PathOutsideTableError(base, source, field, value, "is not under the table's base path")
 
 
-def _no_link_out(base: Path, target: Path, value, source, field) -> None:
-    real_base = os.path.realpath(base)
-    real = os.path.realpath(target)  # links resolved as far as the path exists; the rest kept as written
-    if real != real_base and not real.startswith(real_base.rstrip("/") + "/"):
-        raise PathOutsideTableError(base, source, field, value, "leads out through a symbolic link")
+def file_name(base, value, *, source, field: str) -> str:
+    """``value`` checked to be one file name (a single path segment, as plans name a slice's files and file
+    ids): :class:`PathOutsideTableError` for a ``/``, ``.``, ``..``, an empty value or NUL. A name is joined to
+    a folder that :func:`within_table` gave, so it cannot lead out of it."""
+    if not isinstance(value, str) or value in ("", ".", "..") or "/" in value or "\x00" in value:
+        raise PathOutsideTableError(as_path(base), source, field, value, "is not a file name")
+    return value
+
+
+def _no_link_out(base: Path, rel: str, value, source, field, seen: dict) -> None:
+    """Each existing component of ``rel`` under ``base`` that is a link must resolve under the base's own
+    resolved location (folders found clean are remembered in ``seen``); what does not exist yet holds none."""
+    key = ("", os.fspath(base))
+    real_base = seen.get(key)
+    if real_base is None:
+        real_base = seen[key] = os.path.realpath(base)
+    inside = real_base.rstrip("/") + "/"
+    parts = rel.split("/") if rel else []
+    at = real_base
+    for i, seg in enumerate(parts):
+        prefix = (key[1], "/".join(parts[:i + 1]))
+        known = seen.get(prefix)
+        if known is not None:
+            at = known
+            continue
+        p = os.path.join(at, seg)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(p).st_mode)
+        except OSError:  # not there (yet): nothing below it is a link
+            return
+        if is_link:
+            p = os.path.realpath(p)
+            if p != real_base and not p.startswith(inside):
+                raise PathOutsideTableError(base, source, field, value, "leads out through a symbolic link")
+        if i < len(parts) - 1:
+            seen[prefix] = p
+        at = p
 
 
 def partition_path_problem(path: str) -> Optional[str]:

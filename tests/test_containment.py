@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from hudi_log.containment import PathOutsideTableError, partition_path_problem, within_table
+from hudi_log.containment import (PathOutsideTableError, file_name, partition_path_problem, relative_in_table,
+                                  within_table)
 from hudi_log.paths import as_path
 
 
@@ -96,3 +97,39 @@ def test_s3_schemes_are_one_store(monkeypatch):
     for bad in ("s3://other/t/p1/f", "s3://bucket/t2/f", "gs://bucket/t/f", "s3:/bucket/t/f"):
         with pytest.raises(PathOutsideTableError):
             within_table(base, bad, source="plan", field="f")
+
+
+@pytest.mark.parametrize("value", ["", ".", "..", "a/b", "/x", "a\x00", None])
+def test_file_name_takes_one_segment_only(table, value):
+    with pytest.raises(PathOutsideTableError, match="not a file name"):
+        file_name(table, value, source="plan", field="fileId")
+    assert file_name(table, ".f1_0.log.1_0-0-0", source="plan", field="fileId") == ".f1_0.log.1_0-0-0"
+
+
+def test_relative_in_table_answers_the_normalised_relative_path(table):
+    assert relative_in_table(table, f"file:{table}/p1/./x/../f", source="plan", field="f") == "p1/f"
+    assert relative_in_table(table, str(table), source="plan", field="f") == ""
+
+
+def test_a_base_path_through_a_link_takes_plans_spelled_either_way(tmp_path, table):
+    """A plan may name the table by its resolved location (hudi-log's clean plans do) or as it was given."""
+    alias = tmp_path / "alias"
+    os.symlink(table, alias)
+    real = os.path.realpath(table)
+    assert within_table(alias, f"{real}/p1/f", source="plan", field="f") == alias / "p1" / "f"
+    assert within_table(alias, f"{alias}/p1/f", source="plan", field="f") == alias / "p1" / "f"
+
+
+def test_links_inside_the_table_are_followed_and_checked_once_per_folder(table, tmp_path):
+    os.symlink(table / "p1", table / "same")  # a link that stays inside is taken
+    seen: dict = {}
+    assert within_table(table, "same/f", source="plan", field="f", seen=seen) == table / "same" / "f"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, table / "p1" / "out")
+    for _ in range(2):  # a folder remembered clean never hides a link below it
+        with pytest.raises(PathOutsideTableError, match="symbolic link"):
+            within_table(table, "same/out/f", source="plan", field="f", seen=seen)
+    os.symlink(outside / "f", table / "p1" / "file-link")
+    with pytest.raises(PathOutsideTableError, match="symbolic link"):  # the last component too
+        within_table(table, "p1/file-link", source="plan", field="f", seen=seen)

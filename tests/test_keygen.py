@@ -45,9 +45,20 @@ def test_partition_paths_simple_complex_hive_and_url_encoding():
     assert KeyGenerator("t", ("id",), ("p",)).partition_paths(batch)[0] == "a/b"
 
 
-def test_a_partition_path_leaving_the_table_is_refused():
-    with pytest.raises(RecordKeyError, match=r"'\.\.' segment"):
-        KeyGenerator("t", ("id",), ("p",)).partition_paths(pa.table({"id": ["1"], "p": ["../x"]}))
+@pytest.mark.parametrize("value, url_encode, hive", [
+    ("../x", False, False), ("/abs/olute", False, False), ("/", False, False), ("...", False, False),
+    (".hidden", False, False), ("..\\..\\x", False, False), ("../../x", True, False), ("..\\..\\x", True, False),
+    ("a/.b", False, True), ("a//b", False, False), ("a\x00b", False, False),
+])
+def test_a_partition_path_leaving_the_table_or_hidden_is_refused(value, url_encode, hive):
+    """After url encoding and the hive prefix (containment.BAD_PARTITION_PATH, vectorized), both code paths."""
+    kg = KeyGenerator("t", ("id",), ("p",), url_encode=url_encode, hive_style=hive)
+    with pytest.raises(RecordKeyError, match=r"partition value: partition path .* \(made from partition field\(s\) p\)"):
+        kg.partition_paths(pa.table({"id": ["1", "2"], "p": ["ok", value]}))
+    # the row-by-row path (a timestamp field elsewhere, or encoding) refuses the same
+    kg = KeyGenerator("t", ("id",), ("p", "q"), url_encode=url_encode, hive_style=hive, kind="COMPLEX")
+    with pytest.raises(RecordKeyError, match="partition value"):
+        kg.partition_paths(pa.table({"id": ["1"], "p": [value], "q": ["z"]}))
 
 
 def test_record_keys_simple_complex_and_the_single_field_encodings():

@@ -6,6 +6,10 @@
 * :mod:`.tables`: whole tables (table, read, write);
 * :mod:`.services`: table services (compact, cluster, clean, rollback);
 * :mod:`.timeline`: the timeline (commits / cleans / savepoints / archived show, savepoint, archive);
+* :mod:`.operator`: hudi-cli's read-only operator commands (commits showpartitions|showfiles, fsview, stats);
+* :mod:`.operator_admin`: hudi-cli's operator commands that change a table (commit rollback,
+  compaction validate|unschedule, table update-configs|delete-configs|recover-configs, repair, marker delete,
+  export instants);
 * :mod:`.metadata`: the metadata table's file listing (metadata list-partitions / list-files / validate-files / stats).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
@@ -24,6 +28,8 @@ from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
 from .metadata import metadata_group
+from .operator import commits_showfiles, commits_showpartitions, fsview_group, stats_group
+from .operator_admin import commit_group, compaction_group, export_group, marker_group, repair_group, table_group
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
 from .services import clean_cmd, cluster_cmd, compact_cmd, compactions_cmd, rollback_cmd
 from .tables import read_cmd, table_cmd, write_cmd
@@ -98,15 +104,19 @@ def main(storage) -> None:
 
 
 for _command, _name in ((inspect, "inspect"), (records, "records"), (validate, "validate"), (salvage, "salvage"),
-                        (write_block, "write-block"), (table_cmd, "table"), (read_cmd, "read"), (write_cmd, "write"),
+                        (write_block, "write-block"), (table_group(table_cmd), "table"), (read_cmd, "read"), (write_cmd, "write"),
                         (rollback_cmd, "rollback"), (compact_cmd, "compact"), (clean_cmd, "clean"), (diff, "diff"),
                         (compactions_cmd, "compactions"), (view, "view"), (map_cmd, "map"),
                         (cluster_cmd, "cluster")):
     main.add_command(_command, _name)
 for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (savepoints_group, "savepoints"),
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive"),
-                       (metadata_group, "metadata")):
+                        (fsview_group, "fsview"), (stats_group, "stats"), (commit_group, "commit"),
+                        (compaction_group, "compaction"), (repair_group, "repair"), (marker_group, "marker"),
+                        (export_group, "export"), (metadata_group, "metadata")):
     main.add_command(_command, _name)
+commits_group.add_command(commits_showpartitions)  # hudi-cli's `commit showpartitions|showfiles`
+commits_group.add_command(commits_showfiles)
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,6 @@
 """`hudi-log` commands for table services: ``compact PATH [--schedule-only | --instant T]``,
-``compactions show PATH``, ``cluster PATH [--schedule-only | --instant T]``, ``clean PATH --retain-commits N``
+``compactions show PATH``, ``cluster PATH [--schedule-only | --instant T]``, ``clean PATH [--policy P]
+[--retain-commits N | --retain-versions N | --retain-hours N]``
 and ``rollback PATH INSTANT``. Errors exit 2
 with a message (3 when a service fails half-way, or when it finds its own kind's plan pending with a fresh
 heartbeat where another writer may be live: hudi_log/table/services/recovery.py). A plan a killed run left
@@ -129,24 +130,46 @@ def compactions_show_cmd(path, as_json):
 
 @click.command("clean")
 @click.argument("path", type=StoragePath(exists=True, file_okay=False))
-@click.option("--retain-commits", type=click.IntRange(min=1), required=True,
-              help="Keep every file the last N commits need (hoodie.cleaner.commits.retained).")
+@click.option("--policy", type=click.Choice(["KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS"],
+                                            case_sensitive=False), default=None,
+              help="hoodie.cleaner.policy (default KEEP_LATEST_COMMITS).")
+@click.option("--retain-commits", type=click.IntRange(min=1), default=None,
+              help="KEEP_LATEST_COMMITS: keep every file the last N commits need (hoodie.cleaner.commits.retained, "
+                   "default 10).")
+@click.option("--retain-versions", type=click.IntRange(min=1), default=None,
+              help="KEEP_LATEST_FILE_VERSIONS: keep the latest N file slices of each file group "
+                   "(hoodie.cleaner.fileversions.retained, default 3).")
+@click.option("--retain-hours", type=click.IntRange(min=1), default=None,
+              help="KEEP_LATEST_BY_HOURS: keep every file the commits of the last N hours need "
+                   "(hoodie.cleaner.hours.retained, default 24).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @_OPTION
-def clean_cmd(path, retain_commits, as_json, extra):
-    """Delete file slices older than the last N commits need (KEEP_LATEST_COMMITS). A pending clean (a
-    killed run's plan) is executed first, as Hudi's cleaner does; each clean completed is reported."""
+def clean_cmd(path, policy, retain_commits, retain_versions, retain_hours, as_json, extra):
+    """Delete file slices the policy no longer needs (default KEEP_LATEST_COMMITS: those older than the last
+    N commits need). A pending clean (a killed run's plan) is executed first, as Hudi's cleaner does; each
+    clean completed is reported."""
     from ..table import HudiTable
-    from ..table.services.clean import clean_all
+    from ..table.services.clean import clean_all, cleaner_policy
+    given = {k: v for k, v in (("KEEP_LATEST_COMMITS", retain_commits), ("KEEP_LATEST_FILE_VERSIONS", retain_versions),
+                               ("KEEP_LATEST_BY_HOURS", retain_hours)) if v is not None}
+    if len(given) > 1 or (policy and given and policy.upper() not in given):
+        flag = {"KEEP_LATEST_COMMITS": "--retain-commits", "KEEP_LATEST_FILE_VERSIONS": "--retain-versions",
+                "KEEP_LATEST_BY_HOURS": "--retain-hours"}
+        _fail(f"{', '.join(flag[k] for k in given)} does not go with --policy {policy.upper() if policy else ''}".strip()
+              + " (give the retain option of the one policy)")
+    opts = hudi_options(extra)
     try:
+        chosen = cleaner_policy(path, opts, policy.upper() if policy else (next(iter(given)) if given else None),
+                                next(iter(given.values())) if given else None)
         timeline = HudiTable(path).timeline
         pending = {i.requested_time for i in timeline.pending() if i.action == "clean"}
-        done = clean_all(path, retain_commits=retain_commits, options=hudi_options(extra))
+        done = clean_all(path, options=opts, policy=chosen)
     except HudiLogError as e:
         raise_error(e)
     cleans = [{"clean": c, "files_deleted": _files_deleted(path, c), "pending_plan": c in pending} for c in done]
     last = cleans[-1] if cleans else {"clean": None, "files_deleted": 0}
-    click.echo(json.dumps({"clean": last["clean"], "files_deleted": last["files_deleted"], "cleans": cleans})
+    click.echo(json.dumps({"clean": last["clean"], "files_deleted": last["files_deleted"], "policy": chosen.policy,
+                           "retained": chosen.retained, "cleans": cleans})
                if as_json else "\n".join(f"clean {c['clean']}: {c['files_deleted']} file(s) deleted"
                                          + (" (the pending plan of a killed run)" if c["pending_plan"] else "")
                                          for c in cleans) or "nothing to clean")

@@ -201,7 +201,8 @@ def tag(df, ctx, tasks: int | None = None):
 
     def add_keys(batches):
         for b in batches:
-            parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b))
+            # a partition path leading out or hidden is refused on the driver, by the profile (refuse_bad_keys)
+            parts = pa.nulls(b.num_rows, pa.string()) if keys_only else _strings(kg.partition_path_array(b, False))
             yield b.append_column(KEY, _strings(kg.record_key_array(b))).append_column(TAG_PARTITION, parts)
 
     # coalesce merges partitions without a shuffle (and never makes more): 200 input partitions would each
@@ -356,12 +357,12 @@ def profile(tagged, key, ctx, max_tasks: int | None = None, *, tasks: int | None
     collected row per (partition, file group); see :func:`make_profile`."""
     from pyspark.sql import functions as F
 
-    from ..table.write.keygen import TRAVERSAL_SEGMENT
+    from ..containment import BAD_PARTITION_PATH
 
     part = F.coalesce(F.col(TAG_PARTITION), F.lit(""))
     bad_key = (key.isNull() | (key == "")).cast("long")
-    traversal = part.rlike(TRAVERSAL_SEGMENT).cast("long")
-    rows = tagged.groupBy(TAG_PARTITION, ORDINAL).agg(F.count(F.lit(1)), F.sum(bad_key), F.sum(traversal)).collect()
+    bad_path = part.rlike(BAD_PARTITION_PATH).cast("long")
+    rows = tagged.groupBy(TAG_PARTITION, ORDINAL).agg(F.count(F.lit(1)), F.sum(bad_key), F.sum(bad_path)).collect()
     refuse_bad_keys(ctx, rows)
     counts = [(r[0], None if r[1] is None else ctx.index.group(r[1]).file_id, r[2]) for r in rows]
     return make_profile(counts, ctx.operation, ctx.records_per_file, max_tasks, tasks=tasks, task_rows=task_rows,
@@ -371,9 +372,10 @@ def profile(tagged, key, ctx, max_tasks: int | None = None, *, tasks: int | None
 
 def refuse_bad_keys(ctx, rows) -> None:
     """The key generator's refusals, for keys made by Spark expressions (:func:`jvm_keys`): from the profile's
-    rows (partition, file id, rows, null or empty keys, rows whose partition path has a ``..`` segment)."""
+    rows (partition, file id, rows, null or empty keys, rows whose partition path
+    :data:`~hudi_log.containment.BAD_PARTITION_PATH` refuses)."""
     from ..table.errors import RecordKeyError
-    from ..table.write.keygen import traversal_error
+    from ..table.write.keygen import partition_path_error
 
     empty = sum(int(r[3] or 0) for r in rows)
     if empty:
@@ -381,7 +383,7 @@ def refuse_bad_keys(ctx, rows) -> None:
                              "is null or empty")
     bad = [r[0] for r in rows if r[4]]
     if bad:
-        raise traversal_error(ctx.table_path, sorted(bad)[0])
+        raise partition_path_error(ctx.table_path, sorted(bad)[0], ctx.keygen.partition_fields)
 
 
 def make_profile(counts, operation: str, records_per_file: int, max_tasks: int | None = None, *,

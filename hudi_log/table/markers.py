@@ -12,20 +12,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..containment import file_name, within_table
 from ..paths import as_path, remove_tree
 
 CREATE, MERGE, APPEND = "CREATE", "MERGE", "APPEND"
 _SUFFIX = ".marker."
 
 
+def _instant_folder(table_path, under: str, instant: str) -> Path:
+    # the instant may come from a plan (a rollback's instantToRollback): one name, never a path
+    root = as_path(table_path) / ".hoodie" / under
+    return root / file_name(table_path, instant, source=root, field="instant")
+
+
 def marker_dir(table_path, instant: str) -> Path:
-    return as_path(table_path) / ".hoodie" / ".temp" / instant
+    return _instant_folder(table_path, ".temp", instant)
 
 
-def create_marker(table_path, instant: str, partition: str, file_name: str, io_type: str) -> None:
-    d = marker_dir(table_path, instant) / partition if partition else marker_dir(table_path, instant)
+def create_marker(table_path, instant: str, partition: str, name: str, io_type: str) -> None:
+    d = within_table(marker_dir(table_path, instant), partition, source="partition value", field="partition path")
     d.mkdir(parents=True, exist_ok=True)
-    (d / f"{file_name}{_SUFFIX}{io_type}").touch()
+    (d / f"{file_name(table_path, name, source=d, field='marker file')}{_SUFFIX}{io_type}").touch()
 
 
 def read_markers(table_path, instant: str) -> list[tuple[str, str, str]]:
@@ -48,7 +55,7 @@ def delete_markers(table_path, instant: str) -> None:
 def work_dir(table_path, instant: str) -> Path:
     """hudi-log's own working folder of ``instant``, out of Java's way (Java keeps only bootstrap indexes
     under ``.aux``)."""
-    return as_path(table_path) / ".hoodie" / ".aux" / ".hudi_log" / instant
+    return _instant_folder(table_path, ".aux/.hudi_log", instant)
 
 
 def delete_work_dir(table_path, instant: str) -> None:

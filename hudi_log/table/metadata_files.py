@@ -260,17 +260,19 @@ def read_listing(table_path, as_of: str | None = None) -> MetadataListing:
     parts_rec = records.get(ALL_PARTITIONS_KEY)
     partitions = sorted(_data_partition(k) for k in (_live(parts_rec) if parts_rec else {}))
     files: dict[str, list[MetadataFile]] = {}
+    seen: dict = {}  # each folder checked for links once
     for p in partitions:
         key = p or NON_PARTITIONED_NAME
         if p:  # a partition named by the metadata table must be a folder inside the table
-            within_table(base, p, source=source, field=f"{ALL_PARTITIONS_KEY}.filesystemMetadata", timeline=False)
+            within_table(base, p, source=source, field=f"{ALL_PARTITIONS_KEY}.filesystemMetadata", timeline=False,
+                         seen=seen)
         rec = records.get(key)
         entries = _live(rec) if rec and rec.get("type") == TYPE_FILE_LIST else {}
         out = []
         for name, size in sorted(entries.items()):
             # every path the metadata table names goes through the one containment rule
             path = within_table(base, f"{p}/{name}" if p else name, source=source,
-                                field=f"{key}.filesystemMetadata", timeline=False)
+                                field=f"{key}.filesystemMetadata", timeline=False, seen=seen)
             if "/" in name or name in (".", ".."):
                 raise MetadataFilesError(source, f"record {key!r} names {name!r}, not a file name")
             out.append(MetadataFile(name, size, path))

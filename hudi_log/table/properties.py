@@ -260,6 +260,23 @@ class TableProperties(Mapping):
             return self._props.get("hoodie.timeline.path", "timeline")
         return ""
 
+    def meta_folder(self, table_path, key: str, default: str, under=None):
+        """The folder ``key`` names (``default`` when unset) under ``under`` (``.hoodie`` when None), through the
+        containment rule: ``hoodie.timeline.path=../../evil`` would otherwise put instants outside the table."""
+        root = under if under is not None else as_path(table_path) / ".hoodie"
+        return within_table(root, self._props.get(key) or default, source=self.path, field=key)
+
+    def timeline_folder(self, table_path):
+        """Where the active timeline's instants are: ``.hoodie`` (layout 1) or ``.hoodie/{hoodie.timeline.path}``."""
+        return self.meta_folder(table_path, "hoodie.timeline.path", self.timeline_path)
+
+    def check_meta_folders(self, table_path) -> None:
+        """Every folder ``hoodie.properties`` names (timeline, LSM history, archive) held under ``.hoodie``:
+        checked by every writer before it changes anything, since archival runs after a write commits."""
+        timeline = self.meta_folder(table_path, "hoodie.timeline.path", "timeline")
+        self.meta_folder(table_path, "hoodie.timeline.history.path", "history", timeline)
+        self.meta_folder(table_path, "hoodie.archivelog.folder", "archived")
+
     @property
     def record_key_fields(self) -> list[str]:
         return _split(self._props.get("hoodie.table.recordkey.fields", ""))

@@ -44,6 +44,7 @@ import pyarrow as pa
 from ...format.content.meta_fields import RECORD_KEY
 from ...format.grammar import BlockType
 from ...format.reader import open_log
+from ...containment import within_table
 from ...paths import as_path
 from ..cdc import CDC_ARROW_SCHEMA, DATA_BEFORE, DATA_BEFORE_AFTER, DELETE, INSERT, OP_KEY_ONLY, UPDATE
 from ...containment import within_table
@@ -173,7 +174,7 @@ def _diff(before: dict[str, dict], after: dict[str, dict], ts: str) -> Iterator[
 def _cdc_records(table: HudiTable, rel_paths, ts: str) -> list[dict]:
     out = []
     for rel in sorted(rel_paths):
-        path = as_path(table.path) / rel
+        path = within_table(table.path, rel, source=f"instant {ts}", field="cdcStats", timeline=False)
         try:
             data = path.read_bytes()
             for block in open_log(data, strict=True):

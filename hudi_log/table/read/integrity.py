@@ -27,6 +27,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ...containment import relative_in_table
 from ...paths import RemotePath, as_path
 from ..errors import IntegrityError
 from ..timeline.commit_metadata import write_stats
@@ -61,13 +62,19 @@ def committed_files(timeline: Timeline, bound: str | None = None) -> dict[str, C
     """{relative path: the latest completed commit (≤ ``bound``) that wrote it}, log files with their
     committed extent (the largest over their commits)."""
     out: dict[str, CommittedFile] = {}
+    seen: dict = {}  # folders checked for links once (containment.within_table)
+
+    def contained(rel, source, field) -> str:
+        return relative_in_table(timeline.table_path, rel, source=source, field=field, timeline=False, seen=seen)
     for inst in timeline.completed_commits():
         if bound is not None and inst.requested_time > bound:
             continue
+        source = inst.path or inst.file_name
         for s in write_stats(timeline.commit_metadata(inst)):
             rel = s.get("path")
             if not rel:
                 continue
+            rel = contained(rel, source, "partitionToWriteStats.path")
             is_log = ".log." in _name(rel)
             size = None
             group: tuple[str, ...] = ()
@@ -83,7 +90,8 @@ def committed_files(timeline: Timeline, bound: str | None = None) -> dict[str, C
                 own = [n for n in s.get("logFiles") or [] if f"_{inst.requested_time}.log." in _name(n)]
                 if len(own) > 1:
                     parent = str(PurePosixPath(rel).parent)
-                    group = tuple(n if "/" in n else (n if parent == "." else f"{parent}/{n}") for n in own)
+                    group = tuple(contained(n if "/" in n else (n if parent == "." else f"{parent}/{n}"), source,
+                                            "partitionToWriteStats.logFiles") for n in own)
             out[rel] = CommittedFile(rel, s.get("partitionPath") or "", s.get("fileId") or "",
                                      inst.requested_time, inst.action, size, is_log, group)
     return out

@@ -307,6 +307,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     if automatic and not config.automatic:
         return []
     check_writable(props, "archival")
+    props.check_meta_folders(table_path)  # the folders it would write, refused whether or not anything is due
     refusal = None
     if has_metadata_table(table_path, props):
         refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \

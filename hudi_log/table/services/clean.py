@@ -1,5 +1,7 @@
 """Cleaning: delete the file slices no query of the last N commits needs (Hudi's KEEP_LATEST_COMMITS
-policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
+policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``), or, by ``hoodie.cleaner.policy``,
+all but the latest N versions of each file group (KEEP_LATEST_FILE_VERSIONS) or what the commits of the
+last N hours need (KEEP_LATEST_BY_HOURS).
 
 * Earliest commit to retain (ECTR): with more than N completed commits (commit, deltacommit,
   replacecommit; a compaction completes as commit), the (count − N)-th oldest completed one — but never
@@ -12,10 +14,19 @@ policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
 * A slice holding a file some savepoint lists is never deleted (``CleanPlanner``'s savepointed files).
 * File groups replaced (insert_overwrite, clustering) by a replacecommit older than the ECTR are deleted
   whole.
+* KEEP_LATEST_BY_HOURS (``hoodie.cleaner.hours.retained``, default 24): the ECTR is the first completed
+  commit requested at or after now − N hours (in the table's timeline time zone); then as above. With no
+  commit that recent nothing is cleaned. Java caps only KEEP_LATEST_COMMITS by pending writes.
+* KEEP_LATEST_FILE_VERSIONS (``hoodie.cleaner.fileversions.retained``, default 3): per file group, the
+  slices a pending compaction needs are kept and count as one version; of the rest (newest first) the
+  first N are kept and the others deleted, savepointed ones excepted. Every replaced file group is deleted
+  whole (no ECTR: the plan's ``earliestInstantToRetain`` is null, the metadata's ``""``).
 * The timeline: ``{ts}.clean.requested`` and ``{ts}.clean.inflight`` hold a ``HoodieCleanerPlan`` (Avro,
   plan version 2: ``filePathsToBeDeletedPerPartition`` with full paths), then the files are deleted, then
   the completed ``{ts}.clean`` (``{ts}_{completion}.clean`` in layout 2) holds a ``HoodieCleanMetadata``
   (Avro in both layouts, as Hudi writes it; version 2; file *names* per partition).
+* A pending plan's paths go through the containment rule (docs/security.md) before any clean or rollback
+  runs: one naming a file outside the table is refused, naming the plan file and field.
 * Nothing to delete → no clean instant (we do not write Hudi's optional empty clean commits).
 * A clean found pending (a killed run) is executed from its plan before a new one is planned; files
   already gone count as deleted. Where another writer may be live and its heartbeat is fresh, the clean
@@ -24,6 +35,7 @@ policy, ``CleanPlanner`` / ``CleanerUtils`` / ``CleanActionExecutor``).
 
 from __future__ import annotations
 
+import datetime
 import io
 import time
 from dataclasses import dataclass, field
@@ -32,6 +44,7 @@ from typing import Mapping
 
 import fastavro
 
+from ...containment import relative_in_table, within_table
 from ...paths import as_path, is_uri
 from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import Heartbeat, reserve_instant
@@ -47,12 +60,22 @@ from ..timeline.pending import pending_plans
 from ..properties import TableError
 from ..read.query import HudiTable
 from ..timeline.timeline import CLEAN, REPLACE_COMMIT, WRITE_ACTIONS, Instant, Timeline
+from ..timeline.writer import format_instant
 from ..timeline.writer import TimelineWriter
 
-POLICY = "KEEP_LATEST_COMMITS"
+KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS = (
+    "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS")
+POLICY = KEEP_LATEST_COMMITS  # the default (hoodie.cleaner.policy)
+POLICIES = (KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS)
 PLAN_VERSION = 2
 METADATA_VERSION = 2
 DEFAULT_RETAIN_COMMITS = 10  # hoodie.cleaner.commits.retained
+DEFAULT_RETAIN_VERSIONS = 3  # hoodie.cleaner.fileversions.retained
+DEFAULT_RETAIN_HOURS = 24  # hoodie.cleaner.hours.retained
+#: each policy's option and what it retains
+POLICY_OPTIONS = {KEEP_LATEST_COMMITS: "hoodie.cleaner.commits.retained",
+                  KEEP_LATEST_FILE_VERSIONS: "hoodie.cleaner.fileversions.retained",
+                  KEEP_LATEST_BY_HOURS: "hoodie.cleaner.hours.retained"}
 
 _STR_MAP = ["null", {"type": "map", "values": "string"}]
 CLEANER_PLAN_SCHEMA = {
@@ -115,19 +138,55 @@ def _full_path(p) -> str:
 
 
 @dataclass(frozen=True)
+class CleanerPolicy:
+    """A cleaning policy and how much it retains (``hoodie.cleaner.policy`` and its ``*.retained``)."""
+    policy: str = KEEP_LATEST_COMMITS
+    retained: int = DEFAULT_RETAIN_COMMITS  # commits, file versions or hours, by the policy
+
+
+def cleaner_policy(path, options: Mapping | None = None, policy: str | None = None,
+                   retained: int | None = None) -> CleanerPolicy:
+    """The policy from explicit arguments, else ``hoodie.cleaner.*`` options, else Java's defaults; an
+    argument and an option that disagree, an unknown policy or a retained count below 1 raise CleanError."""
+    opts = dict(options or {})
+
+    def agree(name: str, given, from_option):
+        if given is not None and from_option is not None and str(given) != str(from_option):
+            raise CleanError(path, f"{name} is {from_option!r} in the options but {given!r} was given "
+                                   "(give one of them)")
+        return given if given is not None else from_option
+    name = str(agree("hoodie.cleaner.policy", policy, opts.get("hoodie.cleaner.policy")) or POLICY).upper()
+    if name not in POLICIES:
+        raise CleanError(path, f"unknown hoodie.cleaner.policy {name!r} (use {', '.join(POLICIES)})")
+    key = POLICY_OPTIONS[name]
+    value = agree(key, retained, opts.get(key))
+    default = {KEEP_LATEST_COMMITS: DEFAULT_RETAIN_COMMITS, KEEP_LATEST_FILE_VERSIONS: DEFAULT_RETAIN_VERSIONS,
+               KEEP_LATEST_BY_HOURS: DEFAULT_RETAIN_HOURS}[name]
+    try:
+        n = default if value is None else int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n < 1 or isinstance(value, bool):
+        raise CleanError(path, f"{key} must be a positive whole number, not {value!r}")
+    return CleanerPolicy(name, n)
+
+
+@dataclass(frozen=True)
 class CleanPlan:
-    """What one clean deletes: {partition: [relative file paths]} and the commit it retains from."""
+    """What one clean deletes: {partition: [relative file paths]} and the commit it retains from (None under
+    KEEP_LATEST_FILE_VERSIONS)."""
     instant: str
-    earliest_commit_to_retain: Instant
+    earliest_commit_to_retain: Instant | None
     last_completed_commit: str
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # paths relative to the table
+    policy: str = POLICY
 
     def to_bytes(self, table_path: Path) -> bytes:
         root = as_path(table_path).resolve()
         e = self.earliest_commit_to_retain
         return cm.avro_container(CLEANER_PLAN_SCHEMA, {
-            "earliestInstantToRetain": {"timestamp": e.requested_time, "action": e.action, "state": e.state},
-            "lastCompletedCommitTimestamp": self.last_completed_commit, "policy": POLICY,
+            "earliestInstantToRetain": e and {"timestamp": e.requested_time, "action": e.action, "state": e.state},
+            "lastCompletedCommitTimestamp": self.last_completed_commit, "policy": self.policy,
             "filesToBeDeletedPerPartition": {}, "version": PLAN_VERSION,
             "filePathsToBeDeletedPerPartition": {
                 p: [{"filePath": _full_path(root / rel), "isBootstrapBaseFile": False} for rel in rels]
@@ -140,20 +199,17 @@ class CleanPlan:
             r = next(iter(fastavro.reader(io.BytesIO(data))))
         except Exception as e:  # noqa: BLE001 - any decoding failure is a corrupt plan
             raise CleanError(path or table_path, f"corrupt cleaner plan: {e}") from e
-        root = as_path(table_path).resolve()
+        # every path through the containment rule, before the clean deletes anything (a planted plan)
+        source = path or f"clean plan {instant}"
         files = {}
         for part, infos in (r.get("filePathsToBeDeletedPerPartition") or {}).items():
-            rels = []
-            for info in infos:
-                p = as_path(info["filePath"].removeprefix("file:"))
-                try:
-                    rels.append(str(p.relative_to(root)))
-                except ValueError:
-                    rels.append(f"{part}/{p.name}" if part else p.name)
-            files[part] = tuple(rels)
-        e = r.get("earliestInstantToRetain") or {}
-        return cls(instant, Instant(e.get("timestamp", ""), e.get("action", ""), e.get("state", "COMPLETED")),
-                   r.get("lastCompletedCommitTimestamp") or "", files)
+            where = f"filePathsToBeDeletedPerPartition[{part!r}]"
+            within_table(table_path, part, source=source, field=where, timeline=False)
+            files[part] = tuple(relative_in_table(table_path, (info or {}).get("filePath"), source=source,
+                                                  field=f"{where}.filePath", timeline=False) for info in infos)
+        e = r.get("earliestInstantToRetain")
+        return cls(instant, e and Instant(e.get("timestamp", ""), e.get("action", ""), e.get("state", "COMPLETED")),
+                   r.get("lastCompletedCommitTimestamp") or "", files, r.get("policy") or POLICY)
 
 
 def earliest_commit_to_retain(timeline: Timeline, retain_commits: int) -> Instant | None:
@@ -169,13 +225,47 @@ def earliest_commit_to_retain(timeline: Timeline, retain_commits: int) -> Instan
     return nth
 
 
-def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, dict[str, list[str]]]:
-    """The ECTR and {partition: relative paths to delete} (empty when nothing is to be cleaned)."""
+def _now(utc: bool) -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc) if utc else datetime.datetime.now()
+
+
+def earliest_commit_by_hours(timeline: Timeline, timezone: str | None, hours: int,
+                             now: datetime.datetime | None = None) -> Instant | None:
+    """``CleanerUtils.getEarliestCommitToRetain`` for KEEP_LATEST_BY_HOURS: the first completed commit
+    requested at or after now − ``hours``, now read in the timeline's time zone (UTC or local) as instant
+    times are written."""
+    now = now or _now(str(timezone or "LOCAL").upper() == "UTC")
+    threshold = format_instant(now - datetime.timedelta(hours=hours))
+    return next((i for i in timeline.completed_commits() if i.requested_time >= threshold), None)
+
+
+def _doomed(slices, policy: CleanerPolicy, e: str | None, needed: str | None) -> list:
+    """The slices (newest first) of one file group the policy deletes, before the savepoint check."""
+    if policy.policy == KEEP_LATEST_FILE_VERSIONS:
+        # the slices a pending compaction needs are kept, and count as one version kept
+        rest = [s for s in slices if needed is None or s.base_instant < needed]
+        return rest[max(policy.retained - (needed is not None), 0):]
+    latest = slices[0].base_instant
+    before_ectr = next((s.base_instant for s in slices if s.base_instant < e), None)
+    return [s for s in slices if s.base_instant not in (latest, before_ectr) and s.base_instant < e
+            and not (needed is not None and s.base_instant >= needed)]
+
+
+def plan_clean(table: HudiTable, retain_commits: int = DEFAULT_RETAIN_COMMITS, policy: CleanerPolicy | None = None
+               ) -> tuple[Instant | None, dict[str, list[str]]]:
+    """The ECTR (None under KEEP_LATEST_FILE_VERSIONS) and {partition: relative paths to delete} (empty
+    when nothing is to be cleaned). ``policy`` overrides ``retain_commits``."""
+    policy = policy or CleanerPolicy(KEEP_LATEST_COMMITS, retain_commits)
     timeline = table.timeline
-    ectr = earliest_commit_to_retain(timeline, retain_commits)
-    if ectr is None:
-        return None, {}
-    e = ectr.requested_time
+    if policy.policy == KEEP_LATEST_FILE_VERSIONS:
+        ectr = None
+    else:
+        ectr = (earliest_commit_by_hours(timeline, table.properties.get("hoodie.table.timeline.timezone"),
+                                         policy.retained) if policy.policy == KEEP_LATEST_BY_HOURS
+                else earliest_commit_to_retain(timeline, policy.retained))
+        if ectr is None:
+            return None, {}
+    e = ectr.requested_time if ectr else None
     pending_ops = {(op.partition, op.file_id): op.base_instant
                    for plan in pending_compactions(table).values() for op in plan.operations}
     view = table.view()
@@ -190,30 +280,25 @@ def plan_clean(table: HudiTable, retain_commits: int) -> tuple[Instant | None, d
             slices = list(reversed(g.slices))  # newest first, as Hudi walks them
             if not slices:
                 continue
-            latest = slices[0].base_instant
-            before_ectr = next((s.base_instant for s in slices if s.base_instant < e), None)
-            for s in slices:
-                if s.base_instant in (latest, before_ectr):
-                    continue
-                needed = pending_ops.get((partition, g.file_id))
-                if needed is not None and s.base_instant >= needed:
-                    continue
+            for s in _doomed(slices, policy, e, pending_ops.get((partition, g.file_id))):
                 names = {f.path.name for f in ([s.base_file] if s.base_file else []) + list(s.log_files)}
                 if names & kept.get(partition, set()):
                     continue  # a savepoint keeps the slice
-                if s.base_instant < e:
-                    if s.base_file is not None:
-                        add(partition, s.base_file.path)
-                    for lf in s.log_files:
-                        add(partition, lf.path)
+                if s.base_file is not None:
+                    add(partition, s.base_file.path)
+                for lf in s.log_files:
+                    add(partition, lf.path)
     # file groups replaced before the ECTR: every file of the group
     replaced: dict[str, set[str]] = {}
+    folders = {}
     for inst in timeline.completed():
-        if inst.action == REPLACE_COMMIT and inst.requested_time < e:
+        if inst.action == REPLACE_COMMIT and (e is None or inst.requested_time < e):
             for part, ids in (timeline.commit_metadata(inst).get("partitionToReplaceFileIds") or {}).items():
+                folders[part or ""] = within_table(table.path, part or "", source=inst.path or inst.file_name,
+                                                   field="partitionToReplaceFileIds", timeline=False)
                 replaced.setdefault(part or "", set()).update(ids or [])
     for partition, ids in replaced.items():
-        folder = table.path / partition if partition else table.path
+        folder = folders[partition]
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
@@ -236,7 +321,7 @@ def _delete(table_path: Path, plan: CleanPlan) -> dict[str, dict]:
                 ok.append(p.name)  # a re-run after a kill: already deleted
             except OSError:
                 failed.append(p.name)
-        per_partition[part] = {"partitionPath": part, "policy": POLICY,
+        per_partition[part] = {"partitionPath": part, "policy": plan.policy,
                                "deletePathPatterns": [Path(r).name for r in rels],
                                "successDeleteFiles": ok, "failedDeleteFiles": failed, "isPartitionDeleted": False}
     return per_partition
@@ -245,14 +330,21 @@ def _delete(table_path: Path, plan: CleanPlan) -> dict[str, dict]:
 def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: float) -> str:
     partitions = _delete(table.path, plan)
     metadata = {
-        "policy": POLICY, "startCleanTime": plan.instant,
+        "policy": plan.policy, "startCleanTime": plan.instant,
         "timeTakenInMillis": int((time.monotonic() - started) * 1000),
         "totalFilesDeleted": sum(len(m["successDeleteFiles"]) for m in partitions.values()),
-        "earliestCommitToRetain": plan.earliest_commit_to_retain.requested_time,
+        "earliestCommitToRetain": plan.earliest_commit_to_retain.requested_time if plan.earliest_commit_to_retain
+        else "",
         "lastCompletedCommitTimestamp": plan.last_completed_commit, "partitionMetadata": partitions,
         "version": METADATA_VERSION, "bootstrapPartitionMetadata": {}, "extraMetadata": {}}
     tw.complete(CLEAN, plan.instant, cm.avro_container(CLEAN_METADATA_SCHEMA, metadata))
     return plan.instant
+
+
+def _pending(table: HudiTable) -> list[tuple[Instant, Path, bytes, CleanPlan]]:
+    """The pending cleans with their plans, every one read and contained before any is run."""
+    return [(inst, req, data, CleanPlan.from_bytes(inst.requested_time, data, table.path, req))
+            for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError)]
 
 
 def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
@@ -260,9 +352,8 @@ def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
     plans a new one): a killed run's, unless another writer may be live and its heartbeat is fresh
     (recovery.py). The cleans completed."""
     done = []
-    for inst, req, data in pending_plans(table.timeline, CLEAN, CleanError):
+    for inst, req, data, plan in _pending(table):
         claim_pending(table.path, inst.requested_time, inst.state, "clean", config, inst.path or req)
-        plan = CleanPlan.from_bytes(inst.requested_time, data, table.path, req)
         beat = Heartbeat(table.path, inst.requested_time, config).start()  # this run's now (the dead one's goes)
         try:
             if inst.state != "INFLIGHT":
@@ -273,15 +364,18 @@ def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
     return done
 
 
-def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None) -> str | None:
+def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None,
+          policy: CleanerPolicy | None = None) -> str | None:
     """:func:`clean_all`, answering with the last clean it completed (None: nothing was to be deleted and
     no clean was pending)."""
-    done = clean_all(path, retain_commits, options)
+    done = clean_all(path, retain_commits, options, policy)
     return done[-1] if done else None
 
 
-def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None) -> list[str]:
-    """Clean the table keeping what the last ``retain_commits`` commits need: every clean instant completed,
+def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None,
+              policy: CleanerPolicy | None = None) -> list[str]:
+    """Clean the table keeping what the last ``retain_commits`` commits need (or what ``policy`` keeps,
+    :func:`cleaner_policy`): every clean instant completed,
     in order, pending ones first (a killed run's plan, executed as it was planned), then a new one (none
     when nothing is to be deleted). Under LAZY failed-writes cleaning (optimistic concurrency) it first
     rolls back the writes whose heartbeat expired, as Java's clean does. The clean runs under the table
@@ -289,7 +383,9 @@ def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mappi
     if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
     config = concurrency_config(options)
-    guard_change(path, HudiTable(path).properties, options, "the clean")  # before the rollbacks change files
+    table = HudiTable(path)
+    guard_change(path, table.properties, options, "the clean")  # before the rollbacks change files
+    _pending(table)  # a planted plan is refused before the rollbacks change anything
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)
     with TableLock(path, config):
@@ -299,14 +395,14 @@ def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mappi
         if finished:
             table = HudiTable(path)
         started = time.monotonic()
-        ectr, files = plan_clean(table, retain_commits)
-        if ectr is None or not files:
+        ectr, files = plan_clean(table, retain_commits, policy)
+        if not files:
             return finished
         last = table.timeline.latest_completed_commit()
         instant, beat = reserve_instant(table.path, tw, config)
         try:
             plan = CleanPlan(instant, ectr, last.requested_time if last else "",
-                             {p: tuple(v) for p, v in files.items()})
+                             {p: tuple(v) for p, v in files.items()}, policy.policy if policy else POLICY)
             data = plan.to_bytes(table.path)
             tw.requested(CLEAN, instant, data)
             tw.inflight(CLEAN, instant, data)
@@ -315,4 +411,5 @@ def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mappi
             beat.stop()
 
 
-__all__ = ["CleanError", "CleanPlan", "clean", "clean_all", "earliest_commit_to_retain", "plan_clean"]
+__all__ = ["CleanError", "CleanPlan", "CleanerPolicy", "clean", "clean_all", "cleaner_policy", "earliest_commit_by_hours",
+           "earliest_commit_to_retain", "plan_clean"]

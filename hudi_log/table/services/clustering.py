@@ -48,6 +48,7 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...containment import within_table
 from ...format.content.bloom import BloomFilterError
 from ...format.content.meta_fields import FILE_NAME, schema_json
 from ...format.log_file_name import make_write_token
@@ -64,6 +65,7 @@ from ..timeline.clustering_plan import (
     SORT_COLUMNS, ClusteringGroup, ClusteringPlan, SliceInfo, pending_action, pending_clusterings,
 )
 from ..timeline.commit_metadata import WriteResult
+from ..timeline.pending import contained_slice
 from ..timeline.timeline import INFLIGHT
 from ..timeline.writer import TimelineWriter
 from ..view.base_file import base_file_name, bloom_options, write_base_file
@@ -191,7 +193,8 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
 
 # ---- running -------------------------------------------------------------------------------------------
 def _slice_task(table: HudiTable, s: SliceInfo, instant: str) -> SliceTask:
-    folder = table.path / s.partition if s.partition else table.path
+    folder = contained_slice(table.path, f"clustering plan {instant}", "slice", s.partition, s.file_id, s.base_file,
+                             s.log_files)
     base, logs = planned_files(folder, s.base_file, s.log_files, f"clustering {instant}", ClusteringError)
     parsed = parse_base_file_name(base) if base else parse_log_file_name(logs[0]) if logs else None
     if parsed is None:
@@ -217,7 +220,8 @@ def _write_group(table: HudiTable, ctx, schema: dict, instant: str, n: int, grou
     rows = _sorted(pa.concat_tables(tables, promote_options="default"), sort, table.path, instant)
     outputs = max(1, min(group.num_output_file_groups, rows.num_rows))
     per_file = math.ceil(rows.num_rows / outputs) if rows.num_rows else 0
-    folder = table.path / partition if partition else table.path
+    folder = within_table(table.path, partition, source=f"clustering plan {instant}", field="partitionPath",
+                          timeline=False)
     stats = []
     for k in range(outputs if rows.num_rows else 0):
         chunk = rows.slice(k * per_file, per_file)

@@ -60,7 +60,7 @@ from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
-from ..timeline.pending import incomplete_commits, pending_plans
+from ..timeline.pending import contained_slice, incomplete_commits, pending_plans
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
@@ -150,6 +150,11 @@ class CompactionPlan:
             "extraMetadata": dict(self.extra_metadata), "version": PLAN_VERSION, "strategy": None,
             "preserveHoodieMetadata": False, "missingSchedulePartitions": []})
 
+    def folders(self, table_path, source) -> list:
+        """Each operation's partition folder, the plan's paths and names checked (:func:`contained_slice`)."""
+        return [contained_slice(table_path, source, f"operations[{n}]", op.partition, op.file_id, op.base_file,
+                                op.log_files) for n, op in enumerate(self.operations)]
+
     @classmethod
     def from_bytes(cls, instant: str, data: bytes, path=None) -> "CompactionPlan":
         r = cm.first_avro_record(data, CompactionError, path or instant, "compaction plan")
@@ -165,8 +170,11 @@ def pending_compactions(table) -> dict[str, CompactionPlan]:
     HudiTable)."""
     if not isinstance(table, HudiTable):
         table = HudiTable(table)
-    return {inst.requested_time: CompactionPlan.from_bytes(inst.requested_time, data, req)
-            for inst, req, data in pending_plans(table.timeline, COMPACTION, CompactionError)}
+    out = {}
+    for inst, req, data in pending_plans(table.timeline, COMPACTION, CompactionError):
+        out[inst.requested_time] = plan = CompactionPlan.from_bytes(inst.requested_time, data, req)
+        plan.folders(table.path, req)  # a planted plan is refused before any service acts on it
+    return out
 
 
 def _metrics(base_size: int, log_sizes: list[int]) -> dict[str, float]:
@@ -272,7 +280,8 @@ def planned_files(folder: Path, base_file: str | None, log_files, what: str, err
 def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op: CompactionOperation,
                    bloom: BloomOptions) -> dict:
     """Merge one planned slice into its new base file; the write stat."""
-    folder = table.path / op.partition if op.partition else table.path
+    folder = contained_slice(table.path, f"compaction plan {instant}", "operation", op.partition, op.file_id,
+                             op.base_file, op.log_files)
     base_path, log_paths = planned_files(folder, op.base_file, op.log_files, f"compaction {instant}", CompactionError)
     t0 = time.monotonic()
     task = SliceTask(op.partition, op.file_id, op.base_instant, str(base_path) if base_path else None,

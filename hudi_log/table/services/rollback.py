@@ -13,6 +13,9 @@
 * Then the failed instant's requested / inflight files and markers are deleted, and the rollback
   completes. A rollback interrupted half-way is finished by :func:`rollback_pending` (the plan is in
   its requested file; every step is idempotent).
+* A plan read back from the timeline (an interrupted rollback's, or one another tool left) is checked whole
+  before anything changes (:func:`contained_plan`, docs/security.md): every path it names stays in the table
+  and out of ``.hoodie``, its target is an instant time and a timeline action.
 * Concurrency (docs/concurrency.md): an instant whose heartbeat is alive belongs to a live writer and is
   never rolled back (:class:`~hudi_log.table.errors.ConcurrentWriterError`); a rollback runs under the
   table lock when one is configured and keeps a heartbeat of its own, so that an interrupted rollback is
@@ -26,12 +29,14 @@
 from __future__ import annotations
 
 import io
+import os
 import time
 from pathlib import Path
 
 import fastavro
 
-from ...paths import as_path
+from ...containment import file_name, within_table
+from ...paths import as_path, is_uri
 from ...format.reader import open_log
 from ...format.framing import rollback_block
 from ...format.log_file_name import make_write_token
@@ -46,7 +51,7 @@ from ..view.file_system_view import list_partitions, parse_base_file_name, parse
 from ..markers import delete_markers, delete_work_dir, read_markers
 from ..properties import TableProperties, read_properties
 from ..timeline.timeline import (
-    COMPACTION, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
+    COMPACTION, KNOWN_ACTIONS, ROLLBACK, WRITE_ACTIONS, Instant, Timeline,
     TimelineError,
 )
 from ..timeline.pending import incomplete_commits, is_pending_clustering
@@ -65,8 +70,8 @@ def table_storage(table_path, syncs: BackgroundSyncs | None = None, cache_listin
     return Storage.for_path(table_path, supports_append=False, syncs=syncs, cache_listings=cache_listings)
 
 
-def _partition_dir(table_path: Path, partition: str) -> Path:
-    return table_path / partition if partition else table_path
+def _partition_dir(table_path: Path, partition: str, source) -> Path:
+    return within_table(table_path, partition, source=source, field="partition", timeline=False)
 
 
 def _failed_files(table_path: Path, props: TableProperties, instant: str):
@@ -78,7 +83,7 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
     def group(part: str, file_id: str, base_instant: str) -> dict:
         return found.setdefault((part, file_id), {"base": [], "logs": [], "base_instant": base_instant})
     for part in partitions:
-        folder = _partition_dir(table_path, part)
+        folder = _partition_dir(table_path, part, f"markers of {instant}")
         if not folder.is_dir():
             continue
         for p in sorted(folder.iterdir()):
@@ -117,31 +122,62 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
 
 def _plan(table_path: Path, props: TableProperties, target: Instant, found) -> dict:
     requests = []
+
+    def full(p) -> str:  # full paths, as Java's plans hold them (a relative table path is taken as given)
+        return str(p) if is_uri(p) else os.path.abspath(p)
     for (part, fid), e in sorted(found.items()):
-        to_delete = [str(p) for p in e["base"]]
+        to_delete = [full(p) for p in e["base"]]
         log_blocks = None
         if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
-            to_delete += [str(p) for p in e["logs"]]
+            to_delete += [full(p) for p in e["logs"]]
         elif e["logs"]:
-            log_blocks = {str(p): p.stat().st_size for p in e["logs"]}
+            log_blocks = {full(p): p.stat().st_size for p in e["logs"]}
         requests.append({"partitionPath": part, "fileId": fid, "latestBaseInstant": e["base_instant"],
                          "filesToBeDeleted": to_delete, "logBlocksToBeDeleted": log_blocks})
     return {"instantToRollback": {"commitTime": target.requested_time, "action": target.action},
             "RollbackRequests": requests}
 
 
-def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: str) -> dict:
+def contained_plan(table_path: Path, plan: dict, source) -> dict:
+    """{path as the plan writes it: path in the table} of every file and folder a ``HoodieRollbackPlan`` names,
+    each through the containment rule, and its target checked to be an instant of the timeline's own naming:
+    a planted plan (a rollback file another tool, a restored backup or an attacker left) is refused with
+    :class:`~hudi_log.containment.PathOutsideTableError` (or :class:`RollbackError`) before anything changes."""
+    target = plan.get("instantToRollback") or {}
+    when, action = target.get("commitTime"), target.get("action")
+    if not isinstance(when, str) or not when.isdigit() or not when.isascii():
+        raise RollbackError(source, f"instantToRollback.commitTime: {when!r} is not an instant time (remove or "
+                            "repair that file)")
+    if action not in KNOWN_ACTIONS:
+        raise RollbackError(source, f"instantToRollback.action: {action!r} is not a timeline action (remove or "
+                            "repair that file)")
+    out: dict = {}
+    for n, req in enumerate(plan.get("RollbackRequests") or []):
+        where = f"RollbackRequests[{n}]"
+        part = req.get("partitionPath") or ""
+        out[part] = within_table(table_path, part, source=source, field=f"{where}.partitionPath", timeline=False)
+        for key in ("fileId", "latestBaseInstant"):
+            if req.get(key) is not None:
+                file_name(table_path, req[key], source=source, field=f"{where}.{key}")
+        for key in ("filesToBeDeleted", "logBlocksToBeDeleted"):
+            for f in req.get(key) or ():
+                out[f] = within_table(table_path, f, source=source, field=f"{where}.{key}", timeline=False)
+    return out
+
+
+def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: str, source) -> dict:
+    paths = contained_plan(table_path, plan, source)  # before the first change
     target = plan["instantToRollback"]["commitTime"]
     partitions: dict[str, dict] = {}
     deleted = 0
     token = make_write_token(0, int(rb_instant[-5:]), 1)  # never a write's token (attempt 0)
     for req in plan.get("RollbackRequests") or []:
-        part = req["partitionPath"]
+        part = req.get("partitionPath") or ""
         pm = partitions.setdefault(part, {"partitionPath": part, "successDeleteFiles": [], "failedDeleteFiles": [],
                                           "rollbackLogFiles": None, "logFilesFromFailedCommit": None})
         for f in req.get("filesToBeDeleted") or []:
             try:
-                as_path(f).unlink()
+                paths[f].unlink()
             except FileNotFoundError:
                 pass  # deleted by an earlier, interrupted run of this rollback
             except OSError:
@@ -151,7 +187,7 @@ def _execute(table_path: Path, props: TableProperties, plan: dict, rb_instant: s
             deleted += 1
         logs = req.get("logBlocksToBeDeleted")
         if logs:
-            writer = LogWriter(str(_partition_dir(table_path, part)), req["fileId"], req["latestBaseInstant"],
+            writer = LogWriter(str(paths[part]), req["fileId"], req["latestBaseInstant"],
                                table_version=props.version, write_token=token, storage=table_storage(table_path))
             try:
                 result = writer.append_blocks([rollback_block(rb_instant, target)])
@@ -166,14 +202,19 @@ def _read_plan(path: Path) -> dict:
     raw = path.read_bytes()
     if not raw:
         return {}
-    recs = list(fastavro.reader(io.BytesIO(raw)))
+    try:
+        recs = list(fastavro.reader(io.BytesIO(raw)))
+    except Exception as e:  # noqa: BLE001 - any decoding failure is a damaged plan
+        raise RollbackError(path, f"corrupt rollback plan: {e} (remove or repair that file)") from e
     return recs[0] if recs else {}
 
 
 def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: dict, rb_instant: str,
             started: float, keep_requested: bool = False) -> Instant:
+    source = tw.folder / f"{rb_instant}.{ROLLBACK}.requested"
+    contained_plan(table_path, plan, source)  # a planted plan changes nothing, not even the rollback's state
     tw.inflight(ROLLBACK, rb_instant)
-    result = _execute(table_path, props, plan, rb_instant)
+    result = _execute(table_path, props, plan, rb_instant, source)
     target = plan["instantToRollback"]
     if keep_requested:  # a table service's plan stays, to be run again (only its inflight goes)
         (tw.folder / tw._pending_names(target["action"], target["commitTime"])[1]).unlink(missing_ok=True)
@@ -224,7 +265,7 @@ def undo_instant_files(table_path: Path, props: TableProperties, target: Instant
     :func:`rollback`; returns the ``HoodieRollbackMetadata`` the restore records for it."""
     started = time.time()
     plan = _plan(table_path, props, target, _failed_files(table_path, props, target.requested_time))
-    result = _execute(table_path, props, plan, rb_instant)
+    result = _execute(table_path, props, plan, rb_instant, f"rollback {rb_instant} of a restore")
     delete_markers(table_path, target.requested_time)
     return {"startRollbackTime": rb_instant, "timeTakenInMillis": int((time.time() - started) * 1000),
             "totalFilesDeleted": result["totalFilesDeleted"], "commitsRollback": [target.requested_time],
@@ -252,7 +293,7 @@ def rollbacks_of(timeline: Timeline, instant: str) -> list[Instant]:
                 targets.add(plan["instantToRollback"].get("commitTime"))
             if inst.is_completed:
                 targets.update(timeline.commit_metadata(inst).get("commitsRollback") or [])
-        except (OSError, ValueError, TimelineError):
+        except (OSError, ValueError, TimelineError, RollbackError):
             continue
         if instant in targets:
             found.append(inst)
@@ -279,11 +320,16 @@ def rollback_failed_writes(path, config: ConcurrencyConfig | None = None) -> lis
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)  # read under the lock: what another process did is seen
         tw = TimelineWriter(table_path, props)
+        plans = []
         for inst in timeline.pending():
             if inst.action != ROLLBACK or not is_expired(table_path, inst.requested_time, config):
                 continue
             req = timeline.folder / f"{inst.requested_time}.{ROLLBACK}.requested"
             plan = _read_plan(req) if req.exists() else {}
+            if plan.get("instantToRollback"):
+                contained_plan(table_path, plan, req)  # every plan checked before any is acted on
+            plans.append((inst, plan))
+        for inst, plan in plans:
             if not plan.get("instantToRollback"):
                 tw.remove_pending(ROLLBACK, inst.requested_time)  # nothing was planned: drop it
                 continue
@@ -331,7 +377,8 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
         if target.is_completed:
             raise RollbackError(target.path or timeline.folder,
                                 f"instant {instant} ({target.action}) is completed; only failed (pending) writes "
-                                "are rolled back here")
+                                "are rolled back here (`hudi-log commit rollback PATH INSTANT` rolls back the latest "
+                                "completed write)")
         if target.action not in ROLLBACKABLE_ACTIONS:
             raise RollbackError(target.path or timeline.folder,
                                 f"instant {instant} is a pending {target.action}, not a write")

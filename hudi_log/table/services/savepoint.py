@@ -35,6 +35,7 @@ from typing import Mapping
 
 import fastavro
 
+from ...containment import file_name, within_table
 from ...paths import as_path
 from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import is_expired, reserve_instant
@@ -124,6 +125,11 @@ def list_savepoints(timeline: Timeline) -> list[Savepoint]:
         path = inst.path or timeline.folder / inst.file_name
         md = _decode(as_path(path).read_bytes(), path)
         files = {p: tuple(m.get("savepointDataFile") or ()) for p, m in (md.get("partitionMetadata") or {}).items()}
+        for p, names in files.items():  # names the cleaner keeps: held to the rule every plan's paths are
+            where = f"partitionMetadata[{p!r}]"
+            within_table(timeline.table_path, p, source=path, field=where, timeline=False)
+            for name in names:
+                file_name(timeline.table_path, name, source=path, field=f"{where}.savepointDataFile")
         out.append(Savepoint(inst.requested_time, md.get("savepointedBy") or "", int(md.get("savepointedAt") or 0),
                              md.get("comments") or "", files))
     return out

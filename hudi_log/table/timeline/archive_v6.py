@@ -17,7 +17,6 @@ from typing import Mapping
 from ...format.grammar import BlockType
 from ...format.log_file_name import ARCHIVE_EXTENSION, LogFileName, LogFileNameError
 from ...format.reader import open_log
-from ...paths import as_path
 from ..properties import TableProperties
 from .timeline import CLEAN, COMMIT, COMPACTION, COMPLETED, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, SAVEPOINT
 
@@ -40,7 +39,7 @@ class ArchivedRecord:
 
 def archive_folder(table_path, props: TableProperties) -> Path:
     """``.hoodie/{hoodie.archivelog.folder}``."""
-    return as_path(table_path) / ".hoodie" / (props.get("hoodie.archivelog.folder") or "archived")
+    return props.meta_folder(table_path, "hoodie.archivelog.folder", "archived")
 
 
 def archive_files(table_path, props: TableProperties) -> list[Path]:

@@ -25,7 +25,7 @@ from typing import Mapping
 from ...paths import as_path
 from ..properties import TableError
 from . import commit_metadata as cm
-from .pending import is_pending_clustering
+from .pending import contained_slice, is_pending_clustering
 from .timeline import CLUSTERING, REPLACE_COMMIT, Instant, Timeline
 
 _NS = "org.apache.hudi.avro.model"
@@ -110,6 +110,12 @@ class ClusteringPlan:
     groups: tuple[ClusteringGroup, ...]
     strategy_params: Mapping[str, str] = field(default_factory=dict)
 
+    def folders(self, table_path, source) -> list:
+        """Each slice's partition folder, the plan's paths and names checked (:func:`contained_slice`)."""
+        return [contained_slice(table_path, source, f"inputGroups[{g}].slices[{n}]", s.partition, s.file_id,
+                                s.base_file, s.log_files)
+                for g, group in enumerate(self.groups) for n, s in enumerate(group.slices)]
+
     def file_groups(self) -> set[tuple[str, str]]:
         return {(s.partition, s.file_id) for g in self.groups for s in g.slices}
 
@@ -162,7 +168,9 @@ def pending_clusterings(timeline: Timeline) -> list[tuple[Instant, ClusteringPla
             data = req.read_bytes()
         except OSError as e:
             raise ClusteringPlanError(req, f"cannot read the clustering plan: {e.strerror or e}") from e
-        out.append((inst, ClusteringPlan.from_bytes(inst.requested_time, data, req)))
+        plan = ClusteringPlan.from_bytes(inst.requested_time, data, req)
+        plan.folders(timeline.table_path, req)  # a planted plan is refused before any service acts on it
+        out.append((inst, plan))
     return out
 
 

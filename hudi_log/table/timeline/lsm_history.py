@@ -62,8 +62,8 @@ def history_folder(table_path, props: TableProperties) -> Path | None:
     """``.hoodie/{timeline path}/{history path}`` of a layout-2 table, None for older tables."""
     if props.timeline_layout_version < 2:
         return None
-    timeline = props.timeline_path or "timeline"
-    return as_path(table_path) / ".hoodie" / timeline / (props.get("hoodie.timeline.history.path") or "history")
+    timeline = props.meta_folder(table_path, "hoodie.timeline.path", "timeline")
+    return props.meta_folder(table_path, "hoodie.timeline.history.path", "history", timeline)
 
 
 def snapshot_versions(folder: Path) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...containment import file_name, within_table
 from ..properties import TableError
 from .timeline import (CLUSTERING, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, Instant, Timeline, TimelineError,
                        read_instant_metadata)
@@ -44,3 +45,15 @@ def incomplete_commits(timeline: Timeline) -> list[Instant]:
     the time-travel check (``TimelineUtils.validateTimestampAsOf``) start from this list."""
     return [i for i in timeline.pending()
             if i.action in (COMMIT, DELTA_COMMIT, REPLACE_COMMIT) and not is_pending_clustering(timeline, i)]
+
+
+def contained_slice(table_path, source, where: str, partition: str, file_id: str, base_file, log_files):
+    """The folder of a file slice a compaction or clustering plan names (``where``: its place in the plan),
+    through the containment rule, with its file id and file names checked to be single names: a planted plan
+    is refused (:class:`~hudi_log.containment.PathOutsideTableError`) before the service changes anything."""
+    folder = within_table(table_path, partition, source=source, field=f"{where}.partitionPath", timeline=False)
+    file_name(table_path, file_id, source=source, field=f"{where}.fileId")
+    for field, names in (("dataFilePath", [base_file] if base_file else []), ("deltaFilePaths", log_files)):
+        for name in names:
+            file_name(table_path, name, source=source, field=f"{where}.{field}")
+    return folder

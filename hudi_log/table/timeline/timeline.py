@@ -117,8 +117,7 @@ class Timeline:
     def __init__(self, table_path, props: TableProperties):
         self.table_path = as_path(table_path)
         self.props = props
-        self.folder = self.table_path / ".hoodie" / props.timeline_path if props.timeline_path else \
-            self.table_path / ".hoodie"
+        self.folder = props.timeline_folder(self.table_path)
         self.all_files: list[Instant] = []
         utc = props.get("hoodie.table.timeline.timezone", "LOCAL").upper() == "UTC"
         if self.folder.is_dir():

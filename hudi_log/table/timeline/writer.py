@@ -73,8 +73,8 @@ class TimelineWriter:
         self.table_path = as_path(table_path)
         self.props = props
         self.layout = props.timeline_layout_version
-        self.folder = self.table_path / ".hoodie" / props.timeline_path if props.timeline_path else \
-            self.table_path / ".hoodie"
+        self.folder = props.timeline_folder(self.table_path)
+        props.check_meta_folders(self.table_path)
         self._last: str | None = None
 
     # ---- time ----------------------------------------------------------------------------------
@@ -89,8 +89,10 @@ class TimelineWriter:
                     if t is not None and (latest is None or t > latest):
                         latest = t
         history = self.props.get("hoodie.timeline.history.path")
-        if self.layout >= 2 and history and (self.folder / history).is_dir():
-            for p in (self.folder / history).iterdir():
+        folder = self.props.meta_folder(self.table_path, "hoodie.timeline.history.path", "", self.folder) \
+            if self.layout >= 2 and history else None
+        if folder is not None and folder.is_dir():
+            for p in folder.iterdir():
                 m = _HISTORY_FILE.match(p.name)  # Java's LSM timeline: {min}_{max}_{level}.parquet
                 if m and (latest is None or m.group(2) > latest):
                     latest = m.group(2)

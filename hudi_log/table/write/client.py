@@ -324,7 +324,8 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
     is a :class:`~hudi_log.table.write.key_lookup.FileGroupIndex`, per-file-group facts only, no key read.
 
     ``data`` (the whole batch, where the caller holds it): its columns are cast to the write schema before the
-    instant is requested, so values the table's types cannot hold stop the write before anything is written."""
+    instant is requested, so values the table's types cannot hold stop the write before anything is written;
+    its partition paths are checked then too (one leading out or hidden, :mod:`hudi_log.containment`)."""
     with storage_errors(as_path(path)):
         return _begin_write(path, operation, options, schema, defer_index, distributed_index, data)
 
@@ -382,6 +383,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
     keygen = key_generator(table_path, props.to_dict(), opts,
                            stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))
+    if data is not None and not (op == "delete" and any(f not in data.schema.names for f in keygen.partition_fields)):
+        keygen.partition_path_array(data)  # refused here, before a rollback or the instant changes anything
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind

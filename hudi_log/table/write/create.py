@@ -37,6 +37,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from ...containment import within_table
 from ...paths import as_path, remove_tree
 from ...format.content.avro_arrow import spark_create_schema
 from ..cdc import CDC_ENABLED, CDC_MODE, CdcOptionError, mode_of
@@ -344,7 +345,8 @@ def partition_depth(partition: str) -> int:
 
 def write_partition_metadata(table_path, partition: str, instant: str) -> Path:
     """``{partition}/.hoodie_partition_metadata`` unless it exists (Hudi keeps the first one)."""
-    d = as_path(table_path) / partition.strip("/") if partition.strip("/") else as_path(table_path)
+    d = within_table(table_path, partition.strip("/"), source="partition value", field="partition path",
+                     timeline=False)
     d.mkdir(parents=True, exist_ok=True)
     f = d / PARTITION_METAFILE
     if not f.exists():

@@ -20,8 +20,11 @@ Partition paths (``KeyGenUtils.getRecordPartitionPath`` / ``getPartitionPath``):
   ``hive_style_partitioning`` writes ``field=value``; no partition fields → ``""``.
 * timestamp-based fields: :mod:`.timestamp_keygen` (a null value is the epoch + 1 unit, never the default
   partition); the url encoding and hive prefix apply after.
-* a path segment ``..`` is refused (Hudi's ``PartitionPathEncodeUtils.validateNoPathTraversal``): it would write
-  outside the table.
+* a partition path that :func:`hudi_log.containment.partition_path_problem` refuses is refused, after the url
+  encoding and hive prefix (:data:`~hudi_log.containment.BAD_PARTITION_PATH`, vectorized): a segment starting
+  with a dot (``..`` is Hudi's ``PartitionPathEncodeUtils.validateNoPathTraversal``; ``.``, ``...``,
+  ``.hidden`` would be skipped by every lister, so their rows would vanish), a leading ``/`` (an absolute
+  path), an empty segment, NUL.
 
 Values print as Java's ``toString`` does: ``true``, ``1``, floats as ``Double.toString`` / ``Float.toString``,
 decimals as ``BigDecimal.toString``; dates ``yyyy-MM-dd`` (Hudi converts the Avro date to a LocalDate),
@@ -36,14 +39,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.types as pt
 
+from ...containment import BAD_PARTITION_PATH, partition_path_problem
 from ..errors import RecordKeyError
 from ..schema import java_number_string
 from .timestamp_keygen import TimestampPartitioner, TimestampSpec
 
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 NULL_PLACEHOLDER, EMPTY_PLACEHOLDER = "__null__", "__empty__"
-#: a ``..`` segment of a partition path (Hudi's ``validateNoPathTraversal``), in a syntax Arrow and Spark share
-TRAVERSAL_SEGMENT = r"(^|/)\.\.(/|$)"
 #: characters Hive's FileUtils.escapePathName (Hudi's PartitionPathEncodeUtils) writes as %XX
 _ESCAPED = frozenset(chr(c) for c in range(1, 32)) | frozenset('"#%\'*/:=?\\\x7f{[]^')
 
@@ -97,10 +99,12 @@ def _null_or_empty(arr) -> bool:
     return arr.null_count > 0 or pc.any(pc.equal(arr, "")).as_py() is True
 
 
-def traversal_error(table_path, path: str) -> RecordKeyError:
-    """The refusal of a partition path with a ``..`` segment (:data:`TRAVERSAL_SEGMENT`)."""
-    return RecordKeyError(table_path, f"partition path {path!r} has a '..' segment, which would write outside the "
-                          "table (Hudi refuses it too)")
+def partition_path_error(table_path, path: str, fields=()) -> RecordKeyError:
+    """The refusal of a partition path made from data that :data:`BAD_PARTITION_PATH` matches."""
+    made = f" (made from partition field(s) {', '.join(fields)})" if fields else ""
+    return RecordKeyError(table_path, f"partition value: partition path {path!r}{made} "
+                          f"{partition_path_problem(path) or 'is refused'}; refused before anything was written "
+                          "(clean the value upstream, or write it url-encoded where that makes it a plain name)")
 
 
 @dataclass(frozen=True)
@@ -161,8 +165,10 @@ class KeyGenerator:
             value = escape_path_name(value)
         return f"{field}={value}" if self.hive_style else value
 
-    def partition_path_array(self, batch) -> pa.Array:
-        """Each row's partition path as one Arrow string array."""
+    def partition_path_array(self, batch, check: bool = True) -> pa.Array:
+        """Each row's partition path as one Arrow string array; ``check=False`` leaves the refusal of paths
+        :data:`~hudi_log.containment.BAD_PARTITION_PATH` matches to the caller (a Spark pass, whose driver
+        refuses them with one typed error instead of a Python worker's traceback)."""
         n = batch.num_rows
         if not self.partition_fields:
             return pa.repeat(pa.scalar("", pa.string()), n)
@@ -186,7 +192,8 @@ class KeyGenerator:
                 columns.append([self._segment(f, DEFAULT_PARTITION if v is None or v == "" else _text(v))
                                 for v in _column_values(self.table_path, batch, f)])
             out = pa.array(["/".join(segs) for segs in zip(*columns)], pa.string())
-        self._check_traversal(out)
+        if check:
+            self._check_partition_paths(out)
         return out
 
     def _timestamp_segments(self, batch, field: str) -> list[str]:
@@ -206,7 +213,7 @@ class KeyGenerator:
             out.append(s)
         return out
 
-    def _check_traversal(self, paths: pa.Array) -> None:
-        bad = pc.match_substring_regex(paths, TRAVERSAL_SEGMENT)
+    def _check_partition_paths(self, paths: pa.Array) -> None:
+        bad = pc.match_substring_regex(paths, BAD_PARTITION_PATH)
         if pc.any(bad).as_py():
-            raise traversal_error(self.table_path, paths.filter(bad)[0].as_py())
+            raise partition_path_error(self.table_path, paths.filter(bad)[0].as_py(), self.partition_fields)

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...containment import within_table
 from ...paths import as_path, read_parquet
 from ...format.content.deletes import DeleteRecord, OrderingKind
 from ...format.content.meta_fields import META_FIELDS, RECORD_KEY
@@ -364,6 +365,12 @@ def _rel(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
 
+def _data_file(ctx, partition: str, name: str):
+    """A data file of the write: its partition came from data, so it goes through the containment rule."""
+    return within_table(ctx.table_path, _rel(partition, name), source="partition value", field="partition path",
+                        timeline=False)
+
+
 def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     fid = f"{uuid.uuid4()}-0"
     name = base_file_name(fid, token, ctx.instant)
@@ -373,7 +380,7 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     ks = _take(keys, idx).to_pylist()
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
                              task_partition_id=task_id)
-    path = as_path(ctx.table_path) / _rel(partition, name)
+    path = _data_file(ctx, partition, name)
     size = write_base_file(path, rows, ctx.schema, ctx.bloom)
     return _stat(ctx, partition, fid, _rel(partition, name), "null", numWrites=len(idx), numInserts=len(idx),
                  totalWriteBytes=size, fileSizeInBytes=size)
@@ -501,7 +508,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                                  file_name=name, task_partition_id=task_id)
         parts.append(conform(rows, schema))
     merged = pa.concat_tables(parts) if parts else schema.empty_table()
-    path = as_path(ctx.table_path) / _rel(g.partition, name)
+    path = _data_file(ctx, g.partition, name)
     size = write_base_file(path, merged, ctx.schema, ctx.bloom)
     s = _stat(ctx, g.partition, g.file_id, _rel(g.partition, name), g.base_instant,
               numWrites=merged.num_rows, numUpdateWrites=updates, numDeletes=deletes,
