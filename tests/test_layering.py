@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "hudi_log.table.metadata_table", "hudi_log.table.cdc")),
     ("timeline", ("hudi_log.table.timeline",)),
     ("concurrency", ("hudi_log.table.concurrency",)),
-    ("schema and view", ("hudi_log.table.schema", "hudi_log.table.view")),
+    ("schema and view", ("hudi_log.table.schema", "hudi_log.table.view", "hudi_log.table.metadata_files")),
     ("read", ("hudi_log.table.read",)),
     ("services", ("hudi_log.table.services",)),
     ("write", ("hudi_log.table.write",)),

@@ -9,7 +9,8 @@
 * :mod:`.operator`: hudi-cli's read-only operator commands (commits showpartitions|showfiles, fsview, stats);
 * :mod:`.operator_admin`: hudi-cli's operator commands that change a table (commit rollback,
   compaction validate|unschedule, table update-configs|delete-configs|recover-configs, repair, marker delete,
-  export instants).
+  export instants);
+* :mod:`.metadata`: the metadata table's file listing (metadata list-partitions / list-files / validate-files / stats).
 
 Every failure, whatever raised it, leaves through :class:`_Main` as one line on stderr and an exit code
 (:mod:`.output` holds the convention); no input gives a traceback. ``HUDI_LOG_DEBUG=1`` re-raises
@@ -26,6 +27,7 @@ import click
 from ..memory import tune_allocator
 from .diff import diff
 from .logs import inspect, records, salvage, validate
+from .metadata import metadata_group
 from .operator import commits_showfiles, commits_showpartitions, fsview_group, stats_group
 from .operator_admin import commit_group, compaction_group, export_group, marker_group, repair_group, table_group
 from .output import EXIT_FAILED, EXIT_INPUT, error_message, exit_code_for, hudi_options
@@ -115,7 +117,7 @@ for _command, _name in ((commits_group, "commits"), (cleans_group, "cleans"), (s
                         (archived_group, "archived"), (savepoint_group, "savepoint"), (archive_cmd, "archive"),
                         (fsview_group, "fsview"), (stats_group, "stats"), (commit_group, "commit"),
                         (compaction_group, "compaction"), (repair_group, "repair"), (marker_group, "marker"),
-                        (export_group, "export")):
+                        (export_group, "export"), (metadata_group, "metadata")):
     main.add_command(_command, _name)
 commits_group.add_command(commits_showpartitions)  # hudi-cli's `commit showpartitions|showfiles`
 commits_group.add_command(commits_showfiles)

@@ -148,7 +148,9 @@ def _plan(options, filters=()):
         # plan (checked there), which a later commit must not move
         args, validate = {**args, "as_of": planned}, False
     filters = read_filters(options) + list(filters)
-    plan = HudiTable(path).plan(**args, filters=filters or None, strict=strict, validate=validate)
+    from ..table.metadata_files import ENABLE  # files listed from the metadata table unless this is false
+    listing = {ENABLE: options[ENABLE]} if options.get(ENABLE) is not None else None
+    plan = HudiTable(path, listing).plan(**args, filters=filters or None, strict=strict, validate=validate)
     # a DataFrame's rows have no order: the merge need not put a slice's rows in its base file's
     plan = replace(plan, context=replace(plan.context, ordered=False))
     columns = read_columns(options)

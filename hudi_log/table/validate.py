@@ -10,7 +10,10 @@
   decodes: records with their SCHEMA header, delete payloads. A damaged span past a log file's committed
   extent is a failed write's tail that Hudi skips as well: it is listed as a note, not as damage;
 * every committed base file that is there decodes, row group by row group (a read of a truncated or
-  garbled one fails with :class:`~hudi_log.errors.DamagedFileError`).
+  garbled one fails with :class:`~hudi_log.errors.DamagedFileError`);
+* where the table keeps a metadata table listing ``files``, that listing equals storage's
+  (:func:`~.metadata_files.compare_with_storage`, ``hudi-log metadata validate-files``): each difference is a
+  ``metadata-table`` problem, since readers list files from it.
 
 The report's ``code`` follows ``validate``'s contract for files: 0 intact, 1 damaged; a folder that is not
 a table raises :class:`~hudi_log.table.properties.NotAHudiTableError` (the CLI's 2).
@@ -24,6 +27,7 @@ from ..paths import AnyPath, as_path, open_parquet, parquet_errors, walk_dirs
 from ..errors import DamagedFileError, HudiLogError
 from ..format.grammar import DATA_BLOCK_TYPES, BlockType
 from ..format.reader import open_log
+from .metadata_files import FILES_PARTITION, MetadataFilesError, compare_with_storage, metadata_path
 from .properties import read_properties
 from .read.integrity import committed_files, missing_or_short_files
 from .timeline.timeline import Timeline, TimelineError
@@ -160,4 +164,18 @@ def validate_table(path) -> TableReport:
         report.log_files += 1
         if str(lf) not in short:  # a short log's lost tail is reported once, above
             _check_log(lf, extents.get(lf), report)
+    _check_metadata_listing(root, props, report)
     return report
+
+
+def _check_metadata_listing(root, props, report: TableReport) -> None:
+    if not metadata_path(root).is_dir() or \
+            FILES_PARTITION not in (props.get("hoodie.table.metadata.partitions") or "").split(","):
+        return
+    where = str(metadata_path(root) / FILES_PARTITION)
+    try:
+        diffs = compare_with_storage(root)
+    except (MetadataFilesError, HudiLogError) as e:
+        report.problems.append(Problem("metadata-table", where, f"the files partition cannot be read: {e}"))
+        return
+    report.problems += [Problem("metadata-table", where, d.line()) for d in diffs]

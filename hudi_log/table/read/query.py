@@ -52,7 +52,7 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
 from dataclasses import dataclass, field, replace
-from typing import Iterator
+from typing import Iterator, Mapping
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -62,6 +62,7 @@ from ...paths import as_path, listing_scope, open_parquet, read_parquet, read_pa
 from ...format.content import avro_columnar  # noqa: F401  (loads polars with the reader, not inside the first read)
 from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
 from ..view.file_system_view import FileSlice, FileSystemView
+from ..metadata_files import ENABLE
 from ..view.base_file import conform
 from .incremental import incremental_scope
 from .instants import query_arguments, validate_as_of
@@ -146,13 +147,15 @@ class ReadPlan:
 class HudiTable:
     """A Hudi table opened for reading: properties, timeline and file-system views."""
 
-    def __init__(self, path):
+    def __init__(self, path, options: Mapping | None = None):
         self.path = as_path(path)
         self.properties = read_properties(self.path)
         self.timeline = Timeline(self.path, self.properties)
+        # read options the file-system view takes (hoodie.metadata.enable=false: list storage)
+        self.options = dict(options or {})
 
     def view(self, as_of: str | None = None) -> FileSystemView:
-        return FileSystemView(self.path, self.properties, self.timeline, as_of)
+        return FileSystemView(self.path, self.properties, self.timeline, as_of, self.options)
 
     def _bound(self, as_of: str | None) -> str | None:
         if as_of is None:
@@ -218,6 +221,8 @@ class HudiTable:
             base_ctx.update(reported=frozenset(f.path for f in findings),
                             log_extents=committed_log_extents(self.timeline) if merge_logs else ())
             fs = self.view(bound)
+            if findings and fs.listing_source == "metadata":  # it lists what storage lacks: plan from storage
+                fs = FileSystemView(self.path, self.properties, self.timeline, bound, {**self.options, ENABLE: "false"})
         slices = fs.latest_file_slices()
         file_types: dict[str, dict] = {}
         ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs, file_types), **base_ctx)
@@ -606,9 +611,12 @@ def _mask(arr, op: str, val):
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,
-               filters=None, strict: bool = False, fallback_full_table_scan: bool = False) -> pa.Table:
+               filters=None, strict: bool = False, fallback_full_table_scan: bool = False,
+               options: Mapping | None = None) -> pa.Table:
     """Read a Hudi table as a pyarrow Table (``_hoodie_*`` columns first). A committed file found missing or
     damaged is an ``IntegrityWarning``, with ``strict`` an ``IntegrityError`` (:mod:`.integrity`); an incremental
-    range over cleaned commits an ``IncrementalCommitsGoneError`` or the fallback's scan (:mod:`.incremental`)."""
-    return HudiTable(path).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns, filters=filters,
-                                strict=strict, fallback_full_table_scan=fallback_full_table_scan)
+    range over cleaned commits an ``IncrementalCommitsGoneError`` or the fallback's scan (:mod:`.incremental`);
+    ``options``: ``hoodie.metadata.enable``."""
+    return HudiTable(path, options).read(query=query, as_of=as_of, begin=begin, end=end, columns=columns,
+                                         filters=filters, strict=strict,
+                                         fallback_full_table_scan=fallback_full_table_scan)

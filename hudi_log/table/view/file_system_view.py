@@ -34,8 +34,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from ...paths import as_path, walk_dirs
+from ..metadata_files import ENABLE, MetadataListing, metadata_enabled, metadata_in_step, metadata_path, read_listing
 from ..properties import TableProperties, check_missing_type_log_file
 from ..timeline.lsm_history import archived_completion_times
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
@@ -77,18 +79,19 @@ class LogFile:
         return (self.instant, self.version, self.write_token is not None, self.write_token or "", self.is_cdc)
 
 
-def parse_base_file_name(path: Path) -> BaseFile | None:
+def parse_base_file_name(path: Path, size: int | None = None) -> BaseFile | None:
     m = BASE_FILE_RE.match(path.name)
     if not m:
         return None
-    return BaseFile(path, m.group(1), m.group(2), m.group(3), _size(path))
+    return BaseFile(path, m.group(1), m.group(2), m.group(3), _size(path) if size is None else size)
 
 
-def parse_log_file_name(path: Path) -> LogFile | None:
+def parse_log_file_name(path: Path, size: int | None = None) -> LogFile | None:
     m = LOG_FILE_RE.match(path.name)
     if not m:
         return None
-    return LogFile(path, m.group(1), m.group(2), int(m.group(4)), m.group(6), bool(m.group(10)), _size(path))
+    return LogFile(path, m.group(1), m.group(2), int(m.group(4)), m.group(6), bool(m.group(10)),
+                   _size(path) if size is None else size)
 
 
 def _size(p: Path) -> int:
@@ -144,12 +147,24 @@ def list_partitions(table_path) -> list[str]:
 
 
 class FileSystemView:
-    def __init__(self, table_path, props: TableProperties, timeline: Timeline, as_of: str | None = None):
+    def __init__(self, table_path, props: TableProperties, timeline: Timeline, as_of: str | None = None,
+                 options: Mapping | None = None):
         self.table_path = as_path(table_path)
         self.props = props
         self.timeline = timeline
         self.as_of = as_of
-        self.partitions = list_partitions(self.table_path)
+        # where files are listed from: the metadata table's ``files`` partition when it is there and in step
+        # (and hoodie.metadata.enable is not false), else storage; ``listing_note`` says why storage
+        self.listing: MetadataListing | None = None
+        self.listing_note = ""
+        if metadata_enabled(options) and metadata_path(self.table_path).is_dir():
+            ok, self.listing_note = metadata_in_step(self.table_path, props, timeline)
+            if ok:
+                self.listing = read_listing(self.table_path)
+        elif not metadata_enabled(options):
+            self.listing_note = f"{ENABLE}=false"
+        self.listing_source = "metadata" if self.listing is not None else "storage"
+        self.partitions = self.listing.partitions if self.listing is not None else list_partitions(self.table_path)
         completed = [i for i in timeline.completed_commits() if as_of is None or i.requested_time <= as_of]
         self.visible_instants = {i.requested_time for i in completed}
         # Java's containsOrBeforeTimelineStarts: an instant older than the first completed write was archived
@@ -163,19 +178,24 @@ class FileSystemView:
                                     for i in timeline.pending_compactions(as_of)}
         self.file_groups: dict[str, list[FileGroup]] = {p: self._build(p) for p in self.partitions}
 
-    def _build(self, partition: str) -> list[FileGroup]:
+    def _files(self, partition: str) -> list[tuple[Path, int | None]]:
+        """(path, size) of the partition's files: from the metadata listing (sizes as it records them), or
+        listed from storage (sizes read on parsing)."""
+        if self.listing is not None:
+            return [(f.path, f.size) for f in self.listing.files.get(partition, [])]
         folder = self.table_path / partition if partition else self.table_path
+        return [(p, None) for p in sorted(folder.iterdir()) if p.is_file()]
+
+    def _build(self, partition: str) -> list[FileGroup]:
         bases: dict[str, list[BaseFile]] = {}
         logs: dict[str, list[LogFile]] = {}
-        for p in sorted(folder.iterdir()):
-            if not p.is_file():
-                continue
-            bf = parse_base_file_name(p)
+        for p, size in self._files(partition):
+            bf = parse_base_file_name(p, size)
             if bf is not None:
                 if self._committed(bf.instant):
                     bases.setdefault(bf.file_id, []).append(bf)
                 continue
-            lf = parse_log_file_name(p)
+            lf = parse_log_file_name(p, size)
             if lf is not None:
                 check_missing_type_log_file(self.props, p)  # no MERGE_ON_READ table read as COPY_ON_WRITE
                 logs.setdefault(lf.file_id, []).append(lf)
