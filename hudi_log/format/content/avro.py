@@ -1,4 +1,10 @@
-"""Avro binary records of data blocks, through fastavro, with the block's writer schema."""
+"""Avro binary records of data blocks, through fastavro, with the block's writer schema.
+
+fastavro is a third-party decoder whose errors are many (EOFError, ValueError, IndexError, KeyError,
+OverflowError, UnicodeDecodeError, ...): :func:`decode_datums` is the documented boundary where each becomes
+a ContentError naming the file, the block's content offset and the record. What fastavro does not bound is
+bounded before it runs (:mod:`.bounds`): the schema's depth, and arrays of items that take no bytes.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from typing import Any, Iterable, Mapping
 import fastavro
 
 from ...errors import ContentError
+from .bounds import BoundError, check_datums, has_zero_width_items
 
 
 @lru_cache(maxsize=64)
@@ -30,15 +37,24 @@ def decode_datums(
     try:
         w = parsed_schema(writer_schema)
         r = parsed_schema(reader_schema) if reader_schema is not None else None
-    except Exception as e:
-        raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {e}") from e
+        zero_width = has_zero_width_items(writer_schema)
+    except BoundError as e:
+        raise ContentError(path, offset, e.field, str(e)) from e
+    except Exception as e:  # fastavro's schema errors (SchemaParseException, KeyError, TypeError, ...)
+        raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {type(e).__name__}: {e}") from e
+    if zero_width:  # fastavro would loop over every claimed item: count them first, by arithmetic
+        datums = list(datums)
+        try:
+            check_datums(datums, writer_schema)
+        except BoundError as e:
+            raise ContentError(path, offset, e.field, str(e)) from e
     out = []
     for i, datum in enumerate(datums):
         buf = io.BytesIO(datum)
         try:
             out.append(fastavro.schemaless_reader(buf, w, r))
-        except Exception as e:
-            raise ContentError(path, offset, f"records[{i}]", f"{type(e).__name__}: {e}") from e
+        except Exception as e:  # the fastavro boundary (see the module's docstring)
+            raise ContentError(path, offset, f"records[{i}]", f"{type(e).__name__}: {str(e)[:200]}") from e
         if buf.tell() != len(datum):
             raise ContentError(path, offset, f"records[{i}]", f"{len(datum) - buf.tell()} bytes left after the datum")
     return out

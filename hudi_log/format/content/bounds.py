@@ -1,0 +1,277 @@
+"""The bounds every content decoder holds, so that its work and memory follow from the bytes it is given.
+
+Hudi's Java reader trusts a block's writer schema and counts (Avro's ``BinaryDecoder`` only caps a
+collection at ``Integer.MAX_VALUE - 8`` items, ``org.apache.avro.limits.collectionItems.maxLength``). A
+block here may come from anyone who can write the table folder (docs/security_decoding.md), so:
+
+* **Schema depth.** A writer schema (the SCHEMA header) may nest at most ``MAX_SCHEMA_DEPTH`` JSON levels
+  (objects and arrays; a nested record costs about four: its field list, the field, a union, the record).
+  It is checked on the text before ``json.loads``, so neither the JSON parser nor fastavro, pyarrow or our
+  own schema walks can run out of stack (``RecursionError``) on a hostile schema.
+* **Counts against bytes.** Every item of an Avro array or map takes at least one byte unless its type
+  takes none (``null``, a record of such fields, ``fixed`` of size 0): a count over the bytes left is
+  damage. The columnar decoders check record counts the same way (each record has a 4-byte length prefix)
+  before they size anything.
+* **Zero-width items.** Items that take no bytes cannot be bounded by bytes; a datum of a few bytes could
+  claim 2**63 of them (fastavro would loop for ever, building a list). Where the writer schema has arrays of
+  such items, every datum is walked first (:func:`check_datums`, which skips zero-width items by arithmetic)
+  and a block holding more than ``MAX_ZERO_WIDTH_ITEMS`` of them in all is refused.
+
+Failures are :class:`BoundError` (a ValueError); the block turns them into ContentError naming the file,
+the offset and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+#: JSON nesting levels a writer schema may have (about 24 nested records)
+MAX_SCHEMA_DEPTH = 100
+#: array items of a zero-width type (null, an empty record, fixed(0)) a block may hold, in all its records
+MAX_ZERO_WIDTH_ITEMS = 1_000_000
+
+
+class BoundError(ValueError):
+    """Bytes or a schema beyond a decoding bound (or not decodable at all); ``field`` says where."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of JSON objects and arrays in ``text`` (strings ignored; no recursion)."""
+    depth = deepest = 0
+    for c in _BRACKETS.findall(_STRINGS.sub("", text)):
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+@lru_cache(maxsize=64)
+def _load(text: str) -> Any:
+    depth = json_depth(text)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise BoundError("header.SCHEMA", f"schema nests {depth} levels deep (at most {MAX_SCHEMA_DEPTH})")
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise BoundError("header.SCHEMA", f"not JSON: {e}") from e
+
+
+def load_schema(text: str) -> dict:
+    """A writer schema's JSON, nesting checked before it is parsed; it must be an Avro record.
+    Callers must not change the result (it is shared: schemas repeat across blocks)."""
+    schema = _load(text)
+    if not isinstance(schema, dict) or schema.get("type") not in ("record", "error") or \
+            not isinstance(schema.get("fields"), list):
+        raise BoundError("header.SCHEMA", f"not an Avro record schema: {text[:80]!r}")
+    return schema
+
+
+# --------------------------------------------------------------------------------------------------
+# Zero-width array items
+
+_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+
+
+def _names(schema: Any) -> dict[str, Any]:
+    """Named types by full and short name (a walk of the schema; its depth is bounded)."""
+    out: dict[str, Any] = {}
+
+    def walk(s, ns):
+        if isinstance(s, list):
+            for b in s:
+                walk(b, ns)
+        elif isinstance(s, Mapping):
+            t = s.get("type")
+            if t in ("record", "error", "enum", "fixed") and isinstance(s.get("name"), str):
+                name = s["name"]
+                inner = s.get("namespace", ns) if "." not in name else name.rsplit(".", 1)[0]
+                full = name if "." in name or not inner else f"{inner}.{name}"
+                out[full] = s
+                out.setdefault(full.rsplit(".", 1)[-1], s)
+                ns = inner
+            if t in ("record", "error") and isinstance(s.get("fields"), list):
+                for f in s["fields"]:
+                    if isinstance(f, Mapping):
+                        walk(f.get("type"), ns)
+            elif t == "array":
+                walk(s.get("items"), ns)
+            elif t == "map":
+                walk(s.get("values"), ns)
+            elif isinstance(t, (list, Mapping)):
+                walk(t, ns)
+
+    walk(schema, None)
+    return out
+
+
+def _resolve(s: Any, names: Mapping[str, Any]) -> Any:
+    seen = 0
+    while True:
+        if isinstance(s, str) and s not in _PRIMITIVES:
+            if s not in names:
+                raise BoundError("header.SCHEMA", f"unknown type {s!r}")
+            s = names[s]
+        elif isinstance(s, Mapping) and isinstance(s.get("type"), (str, list, Mapping)) and \
+                s.get("type") not in ("record", "error", "enum", "fixed", "array", "map"):
+            s = s["type"]  # {"type": "long", "logicalType": ...} and the like
+        else:
+            return s
+        seen += 1
+        if seen > MAX_SCHEMA_DEPTH:
+            raise BoundError("header.SCHEMA", "type names refer to each other in a loop")
+
+
+def _zero_width(s: Any, names: Mapping[str, Any], visiting: frozenset = frozenset()) -> bool:
+    """True when a value of type ``s`` can take no bytes at all."""
+    s = _resolve(s, names)
+    if s == "null":
+        return True
+    if not isinstance(s, Mapping):
+        return False
+    t = s.get("type")
+    if t == "fixed":
+        return s.get("size") == 0
+    if t in ("record", "error"):
+        key = id(s)
+        if key in visiting:  # a recursive record reached again: it takes bytes wherever it ends
+            return False
+        return all(_zero_width(f.get("type"), names, visiting | {key}) for f in s.get("fields", ())
+                   if isinstance(f, Mapping))
+    return False
+
+
+def has_zero_width_items(schema: Mapping) -> bool:
+    """True when an array of the schema has items that can take no bytes."""
+    names = _names(schema)
+    found = False
+
+    def walk(s, visiting):
+        nonlocal found
+        s = _resolve(s, names)
+        if found or not isinstance(s, (Mapping, list)):
+            return
+        if isinstance(s, list):
+            for b in s:
+                walk(b, visiting)
+            return
+        t = s.get("type")
+        if t == "array":
+            if _zero_width(s.get("items"), names):
+                found = True
+            else:
+                walk(s.get("items"), visiting)
+        elif t == "map":
+            walk(s.get("values"), visiting)
+        elif t in ("record", "error") and id(s) not in visiting:
+            for f in s.get("fields", ()):
+                if isinstance(f, Mapping):
+                    walk(f.get("type"), visiting | {id(s)})
+
+    walk(schema, frozenset())
+    return found
+
+
+class _Walker:
+    """Skips Avro binary datums of one schema, counting zero-width array items instead of reading them."""
+
+    def __init__(self, schema: Mapping):
+        self.names = _names(schema)
+        self.schema = schema
+        self.zero_width_items = 0
+
+    def datum(self, data: bytes) -> None:
+        self.buf, self.pos = data, 0
+        self.value(self.schema)
+        if self.pos != len(data):
+            raise BoundError("records", f"{len(data) - self.pos} bytes left after the datum")
+
+    def long(self) -> int:
+        n = shift = 0
+        while True:
+            if self.pos >= len(self.buf):
+                raise BoundError("records", "datum ends inside a number")
+            b = self.buf[self.pos]
+            self.pos += 1
+            n |= (b & 0x7F) << shift
+            if b < 0x80:
+                return (n >> 1) ^ -(n & 1)
+            shift += 7
+            if shift > 63:
+                raise BoundError("records", "number longer than 10 bytes")
+
+    def skip(self, n: int) -> None:
+        if n < 0 or n > len(self.buf) - self.pos:
+            raise BoundError("records", f"{n} bytes claimed, {len(self.buf) - self.pos} left")
+        self.pos += n
+
+    def value(self, s: Any) -> None:
+        s = _resolve(s, self.names)
+        if isinstance(s, list):
+            i = self.long()
+            if not 0 <= i < len(s):
+                raise BoundError("records", f"union branch {i} of {len(s)}")
+            return self.value(s[i])
+        if isinstance(s, str):
+            if s in ("int", "long"):
+                self.long()
+            elif s in ("bytes", "string"):
+                self.skip(self.long())
+            elif s != "null":
+                self.skip({"boolean": 1, "float": 4, "double": 8}[s])
+            return
+        t = s.get("type")
+        if t in ("record", "error"):
+            for f in s.get("fields", ()):
+                self.value(f.get("type"))
+        elif t == "enum":
+            self.long()
+        elif t == "fixed":
+            size = s.get("size")
+            self.skip(size if isinstance(size, int) else -1)
+        elif t in ("array", "map"):
+            item = s.get("items") if t == "array" else s.get("values")
+            zero = t == "array" and _zero_width(item, self.names)
+            while True:
+                count = self.long()
+                if count == 0:
+                    return
+                if count < 0:  # a block of -count items, preceded by its size in bytes
+                    count = -count
+                    self.long()
+                if zero:
+                    self.zero_width_items += count
+                    if self.zero_width_items > MAX_ZERO_WIDTH_ITEMS:
+                        raise BoundError("records", f"more than {MAX_ZERO_WIDTH_ITEMS} array items that take "
+                                                    "no bytes (null, empty records)")
+                    continue
+                if count > len(self.buf) - self.pos:  # every item takes a byte at least
+                    raise BoundError("records", f"{count} items claimed, {len(self.buf) - self.pos} bytes left")
+                for _ in range(count):
+                    if t == "map":
+                        self.skip(self.long())
+                    self.value(item)
+        else:
+            raise BoundError("records", f"type {t!r} cannot be decoded")
+
+
+def check_datums(datums: Sequence[bytes], schema: Mapping) -> None:
+    """Walk every datum of a block whose schema has zero-width array items; BoundError past the bounds."""
+    w = _Walker(schema)
+    for i, d in enumerate(datums):
+        try:
+            w.datum(d)
+        except BoundError as e:
+            raise BoundError(f"records[{i}]", str(e)) from None
