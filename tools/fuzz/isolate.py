@@ -107,10 +107,15 @@ def worker(args) -> int:
     ctx = _Context(not args.no_corpus, not args.no_tables)
     out = sys.stdout
     print(json.dumps({"ready": True, "rss_mb": round(_peak_mb(), 1)}), file=out, flush=True)
+    selftest = os.environ.get("HUDI_LOG_FUZZ_SELFTEST", "")  # "abort:I" / "hang:I": the parent's own tests
     for i in range(args.start, args.stop):
         print(json.dumps({"start": i}), file=out, flush=True)
         _reset_peak()
         t0 = time.perf_counter()
+        if selftest == f"abort:{i}":
+            os.abort()
+        if selftest == f"hang:{i}":
+            time.sleep(3600)
         try:
             kind, what, failures = ctx.run(args.seed, i)
         except Exception as e:  # noqa: BLE001 - a failure of the harness itself is a finding too
@@ -171,7 +176,7 @@ def run_chunk(seed: int, start: int, stop: int, opts) -> Report:
         died = None
         fd = proc.stdout.fileno()
         while True:
-            limit = HARD_TIMEOUT if current is not None else 600.0  # the worker's start-up loads the corpus
+            limit = getattr(opts, "hard_timeout", HARD_TIMEOUT) if current is not None else 600.0  # the worker's start-up loads the corpus
             ready, _, _ = select.select([fd], [], [], max(0.0, limit - (time.monotonic() - started)))
             if not ready:
                 proc.kill()
