@@ -27,6 +27,7 @@ import resource
 import select
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,9 +166,11 @@ def _worker_cmd(seed, start, stop, opts) -> list[str]:
     return cmd
 
 
-def run_chunk(seed: int, start: int, stop: int, opts) -> Report:
-    """Inputs [start, stop) in worker subprocesses, restarted after an input that killed or hung one."""
+def run_chunk(seed: int, start: int, stop: int, opts, on_input=None) -> Report:
+    """Inputs [start, stop) in worker subprocesses, restarted after an input that killed or hung one.
+    ``on_input(report, i, finding)`` is called after each input (``finding``: a line, or None)."""
     rep = Report()
+    tell = on_input or (lambda r, i, finding: None)
     pos = start
     while pos < stop:
         proc = subprocess.Popen(_worker_cmd(seed, pos, stop, opts), cwd=str(REPO), stdout=subprocess.PIPE,
@@ -196,8 +199,9 @@ def run_chunk(seed: int, start: int, stop: int, opts) -> Report:
                 if "start" in msg:
                     current, started = msg["start"], time.monotonic()
                 elif "i" in msg:
-                    _record(rep, msg)
+                    finding = _record(rep, msg)
                     current, pos, started = None, msg["i"] + 1, time.monotonic()
+                    tell(rep, msg["i"], finding)
         if died is not None:
             if current is None:  # it died starting up: nothing more can be done here
                 rep.deaths.append((pos, died + " before the first input"))
@@ -205,10 +209,12 @@ def run_chunk(seed: int, start: int, stop: int, opts) -> Report:
             rep.deaths.append((current, died))
             rep.done += 1
             pos = current + 1
+            tell(rep, current, f"died: --seed {seed} --start {current} --iterations 1: {died}")
     return rep
 
 
-def _record(rep: Report, msg: dict) -> None:
+def _record(rep: Report, msg: dict) -> str | None:
+    """Count one input's result; a line naming it when it is a finding."""
     rep.done += 1
     rep.by_kind[msg["kind"]] = rep.by_kind.get(msg["kind"], 0) + 1
     if msg["failures"]:
@@ -219,6 +225,8 @@ def _record(rep: Report, msg: dict) -> None:
         rep.peak_mb, rep.peak_at = msg["peak_mb"], msg["i"]
     if msg["sec"] > rep.max_sec:
         rep.max_sec, rep.max_sec_at = msg["sec"], msg["i"]
+    how = "; ".join(msg["failures"][:3]) or (f"{msg['sec']:.1f}s" if msg["sec"] > SLOW else "")
+    return f"finding: input {msg['i']} [{msg['kind']}] {msg['what'][:200]}: {how[:600]}" if how else None
 
 
 def run_full(args) -> int:
@@ -232,21 +240,26 @@ def run_full(args) -> int:
     chunk = max(1, min(args.chunk, -(-args.iterations // max(1, args.jobs))))
     ranges = [(s, min(s + chunk, end)) for s in range(args.start, end, chunk)]
     total = Report()
-    last = t0
+    lock = threading.Lock()
+    live = {"done": 0, "findings": 0, "peak": 0.0, "last": t0}
 
-    def status(final=False):
-        now = time.perf_counter()
-        line = (f"inputs: {total.done} ({total.done / max(now - t0, 1e-9):.0f}/s, {now - t0:.0f}s) "
-                f"untyped/property failures: {len(total.failures)} slow>{SLOW:.0f}s: {len(total.slow)} "
-                f"died/hung: {len(total.deaths)} peak: {total.peak_mb:.0f} MB")
-        print(("final " if final else "  ") + line, flush=True)
+    def on_input(rep: Report, i: int, finding: str | None) -> None:
+        # findings and progress as they come: a run stopped early still says what it found
+        with lock:
+            live["done"] += 1
+            live["peak"] = max(live["peak"], rep.peak_mb)
+            if finding:
+                live["findings"] += 1
+                print(f"  --seed {args.seed} {finding}", flush=True)
+            now = time.perf_counter()
+            if now - live["last"] >= args.progress:
+                live["last"] = now
+                print(f"  inputs: {live['done']} ({live['done'] / (now - t0):.0f}/s, {now - t0:.0f}s) "
+                      f"findings: {live['findings']} peak: {live['peak']:.0f} MB", flush=True)
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for rep in pool.map(lambda r: run_chunk(args.seed, r[0], r[1], args), ranges):
+        for rep in pool.map(lambda r: run_chunk(args.seed, r[0], r[1], args, on_input), ranges):
             total.merge(rep)
-            if time.perf_counter() - last >= args.progress:
-                last = time.perf_counter()
-                status()
     elapsed = time.perf_counter() - t0
     print(f"fuzzed inputs: {total.done} ({', '.join(f'{k} {n}' for k, n in sorted(total.by_kind.items()))})")
     print(f"time: {elapsed:.1f}s ({total.done / elapsed if elapsed else 0:.0f} inputs/s, {args.jobs} job(s))")
