@@ -42,37 +42,44 @@ class BoundError(ValueError):
         super().__init__(message)
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKETS = re.compile(r"[\[\]{}]")
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
-def json_depth(text: str) -> int:
-    """The deepest nesting of JSON objects and arrays in ``text`` (strings ignored; no recursion)."""
+def json_depth(text: str, stop: int | None = None) -> int:
+    """The deepest nesting of JSON objects and arrays in ``text`` (strings ignored; no recursion); with
+    ``stop``, counting ends as soon as the depth passes it (a hostile schema is refused from its head)."""
     depth = deepest = 0
-    for c in _BRACKETS.findall(_STRINGS.sub("", text)):
+    for m in _TOKENS.finditer(text):
+        c = m.group()
         if c in "[{":
             depth += 1
-            deepest = max(deepest, depth)
-        else:
+            if depth > deepest:
+                deepest = depth
+                if stop is not None and deepest > stop:
+                    break
+        elif c in "]}":
             depth -= 1
     return deepest
 
 
 @lru_cache(maxsize=64)
 def _load(text: str) -> Any:
-    depth = json_depth(text)
+    """The parsed text, or the BoundError it gives (kept too: a bad schema repeats across calls and blocks)."""
+    depth = json_depth(text, MAX_SCHEMA_DEPTH)
     if depth > MAX_SCHEMA_DEPTH:
-        raise BoundError("header.SCHEMA", f"schema nests {depth} levels deep (at most {MAX_SCHEMA_DEPTH})")
+        return BoundError("header.SCHEMA", f"schema nests more than {MAX_SCHEMA_DEPTH} levels deep")
     try:
         return json.loads(text)
     except ValueError as e:
-        raise BoundError("header.SCHEMA", f"not JSON: {e}") from e
+        return BoundError("header.SCHEMA", f"not JSON: {e}")
 
 
 def load_schema(text: str) -> dict:
     """A writer schema's JSON, nesting checked before it is parsed; it must be an Avro record.
     Callers must not change the result (it is shared: schemas repeat across blocks)."""
     schema = _load(text)
+    if isinstance(schema, BoundError):
+        raise BoundError(schema.field, str(schema))
     if not isinstance(schema, dict) or schema.get("type") not in ("record", "error") or \
             not isinstance(schema.get("fields"), list):
         raise BoundError("header.SCHEMA", f"not an Avro record schema: {text[:80]!r}")
