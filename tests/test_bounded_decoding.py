@@ -237,3 +237,43 @@ def test_an_abandoned_scan_closes_its_file_when_dropped(tmp_path):
     it.close()
     assert fds() == 0
     assert first.records() == [{"a": 1}] and fds() == 0
+
+
+def test_zero_width_detection_follows_names_and_stops_at_recursion():
+    empty = {"type": "record", "name": "E", "fields": []}
+    s = {"type": "record", "name": "r", "namespace": "n", "fields": [
+        {"name": "e", "type": empty},
+        {"name": "list", "type": {"type": "array", "items": "n.E"}}]}
+    assert bounds.has_zero_width_items(s)
+    linked = {"type": "record", "name": "L", "fields": [
+        {"name": "next", "type": ["null", "L"]}, {"name": "xs", "type": {"type": "array", "items": "L"}}]}
+    assert not bounds.has_zero_width_items(linked)
+    assert not bounds.has_zero_width_items(
+        {"type": "record", "name": "m", "fields": [{"name": "m", "type": {"type": "map", "values": "null"}}]})
+
+
+def test_the_walker_accepts_what_fastavro_writes():
+    """Every type the walker skips, against fastavro's encoding of it (a block with zero-width items
+    anywhere is walked whole)."""
+    schema = {"type": "record", "name": "w", "fields": [
+        {"name": "nulls", "type": {"type": "array", "items": "null"}},
+        {"name": "m", "type": {"type": "map", "values": ["null", "long", "string"]}},
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+        {"name": "f", "type": {"type": "fixed", "name": "F", "size": 3}},
+        {"name": "d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+        {"name": "t", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "x", "type": ["null", {"type": "record", "name": "X", "fields": [
+            {"name": "b", "type": "boolean"}, {"name": "fl", "type": "float"}, {"name": "db", "type": "double"}]}]},
+        {"name": "again", "type": ["null", "X"]}]}
+    import datetime
+    import decimal
+
+    rec = {"nulls": [None] * 7, "m": {"a": 1, "b": None, "c": "s"}, "e": "B", "f": b"abc",
+           "d": decimal.Decimal("1.25"), "t": datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+           "x": {"b": True, "fl": 1.5, "db": 2.5}, "again": None}
+    datums = encode_records([rec, dict(rec, nulls=[], m={}, x=None)], schema)
+    bounds.check_datums(datums, schema)
+    b = _block(_file(json.dumps(schema), _content(datums)))
+    assert [r["nulls"] for r in b.records()] == [[None] * 7, []]
+    with pytest.raises(bounds.BoundError, match="left after"):
+        bounds.check_datums([datums[0] + b"\x00"], schema)
