@@ -135,12 +135,16 @@ class LogBlock:
 
     def writer_schema(self) -> dict:
         """The SCHEMA header as JSON: an Avro record, nested at most ``bounds.MAX_SCHEMA_DEPTH`` levels."""
+        return copy.deepcopy(self._checked_schema())  # the parse is shared across blocks: callers get their own
+
+    def _checked_schema(self) -> dict:
+        """The parsed SCHEMA header, shared with every block of the same schema: read it, never change it."""
         from .content.bounds import BoundError, load_schema
 
         if self.schema is None:
             raise ContentError(self.path, self.offset, "header.SCHEMA", "block has no SCHEMA header")
         try:
-            return copy.deepcopy(load_schema(self.schema))  # the parsed text is shared: callers get their own
+            return load_schema(self.schema)
         except BoundError as e:
             raise ContentError(self.path, self.offset, e.field, str(e)) from e
 
@@ -159,7 +163,7 @@ class LogBlock:
         from .content.avro import decode_datums
 
         datums = self.datums()
-        return decode_datums(datums, self.writer_schema(), reader_schema, self.path, self.content_offset)
+        return decode_datums(datums, self._checked_schema(), reader_schema, self.path, self.content_offset)
 
     def to_arrow(self, columnar: bool = True, columns=None):
         """The records of a data block as a pyarrow Table.
@@ -178,7 +182,7 @@ class LogBlock:
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
             return project(self.table())
         if self.block_type in grammar.RECORD_BLOCK_TYPES and not self.corrupt:
-            schema = self.writer_schema()  # checked (depth, shape) before any decoder sees it
+            schema = self._checked_schema()  # checked (depth, shape) before any decoder sees it
             if columnar:
                 from .content.avro_columnar import ColumnarDecodeError, decode_block_content
 
@@ -247,7 +251,8 @@ class LogBlock:
         from .content.avro import decode_datums
 
         cells = self.hfile().records
-        records = decode_datums([c.value for c in cells], self.writer_schema(), reader_schema, self.path, self.content_offset)
+        records = decode_datums([c.value for c in cells], self._checked_schema(), reader_schema, self.path,
+                                self.content_offset)
         # Hudi blanks the key field in HFile values and restores it from the cell row on read.
         for cell, rec in zip(cells, records):
             if rec.get("key") == "":
