@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
-from .bounds import BoundError, load_schema
+from .bounds import BoundError, json_depth, load_schema
 
 try:
     from . import _avro_cols as _compiled
@@ -53,6 +53,10 @@ LEN_FIELD = "__hudi_log_datum_length"
 _SYNC = b"\x8a\x1f\x07\x13hudi-log\x00\x00\x00\x00\x00\x00"[:16]
 _PREFIX = 8  # content version + record count
 _MAP_TYPES = ("map",)
+#: JSON nesting of the schemas polars decodes: the Arrow C data interface its tables cross into pyarrow
+#: refuses structures nested more than 64 levels; deeper schemas (bounds.MAX_SCHEMA_DEPTH allows 100)
+#: take the record path
+POLARS_MAX_DEPTH = 48
 
 
 class ColumnarDecodeError(ValueError):
@@ -147,7 +151,7 @@ def _plan(schema_json: str) -> tuple[bytes, pa.Schema, int] | None:
     not columnar."""
     try:
         schema = load_schema(schema_json)
-        if not columnar_supported(schema):
+        if json_depth(schema_json, POLARS_MAX_DEPTH) > POLARS_MAX_DEPTH or not columnar_supported(schema):
             return None
         names = [f["name"] for f in schema["fields"]]
         if LEN_FIELD in names:
@@ -196,7 +200,10 @@ def decode_block_content(content: bytes | memoryview, schema_json: str, columns=
         raise ColumnarDecodeError(f"polars: {type(e).__name__}: {str(e)[:200]}") from e
     if df.height != count:
         raise ColumnarDecodeError(f"polars read {df.height} records, the block holds {count}")
-    table = df.to_arrow(compat_level=pl.CompatLevel.newest())  # views: zero-copy; _conform casts once
+    try:  # views: zero-copy; _conform casts once
+        table = df.to_arrow(compat_level=pl.CompatLevel.newest())
+    except pa.ArrowException as e:  # the Arrow C data interface polars exports through has its own limits
+        raise ColumnarDecodeError(f"polars to Arrow: {type(e).__name__}: {str(e)[:200]}") from e
     _check_lengths(table.column(LEN_FIELD), body)
     return _conform(table.drop_columns([LEN_FIELD]), _project(target, columns))
 
