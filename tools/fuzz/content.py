@@ -8,7 +8,8 @@ types of the wrong shape, text that is not JSON), and the result is framed as an
 grammar's framing (``grammar.frame_block``, which copies the content as it is). Every public decode
 path then runs on it (:func:`exercise`): ``summary``, ``records`` (with and without a reader schema),
 ``to_arrow`` (columnar, compiled or not, projected, and the record path), ``deletes``, ``hfile``,
-``table``, ``record_count`` and ``to_bytes``, which must give back the block's bytes.
+``table``, ``record_count`` and ``to_bytes``, which must give back the block's bytes; then
+``validate_log_file`` (``hudi-log validate``) over the whole file.
 """
 
 from __future__ import annotations
@@ -436,6 +437,12 @@ def exercise_file(data: bytes, failures: list[str], skip_offsets=frozenset()) ->
 
 
 def check_content(m: ContentMutant) -> list[str]:
+    from hudi_log.format.validate import validate_log_file
+
     failures: list[str] = []
     exercise_file(m.data, failures)
+    try:  # `hudi-log validate`'s decode of every block: it reports damage, never raises for it
+        validate_log_file(m.data)
+    except Exception as e:  # noqa: BLE001 - that is the finding
+        failures.append(f"validate_log_file raised {type(e).__name__}: {str(e)[:200]}")
     return failures
