@@ -181,8 +181,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-generated", action="store_true", help="corpus base files only")
     p.add_argument("--no-tables", action="store_true", help="full engine: no damaged-table inputs")
     p.add_argument("--as-limit-mb", type=int, default=4096,
-                   help="full engine: the worker's address-space limit (RLIMIT_AS); polars and pyarrow reserve "
-                        "~2 GB of address space at start, so the 1 GB target is held on the measured peak RSS")
+                   help="full engine: the worker's address-space limit (RLIMIT_AS); thread pools (stacks, malloc "
+                        "arenas) need more than 2 GB of it, so the 1 GB target is held on the measured peak RSS")
     p.add_argument("--progress", type=float, default=30.0, help="seconds between progress lines")
     p.add_argument("--failures-dir", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "hudi-log-fuzz-failures"))
     args = p.parse_args(argv)
