@@ -295,3 +295,23 @@ def test_deep_schemas_within_the_limit_decode_or_say_why(depth):
             assert decode().column("x").to_pylist() == [inner]
         except ContentError as e:  # Arrow itself may refuse the nesting: said, typed
             assert e.field.startswith("records")
+
+
+@pytest.mark.parametrize("depth", [63, 64, 5000, 100_000])
+def test_a_recursive_schema_nests_values_at_most_max_value_depth_levels(depth):
+    """fastavro's compiled reader overflowed the C stack (a segfault) on a recursive record nested 5,000
+    levels deep, and to_arrow crawled at 2,000: such datums are walked first and refused past the limit."""
+    schema = {"type": "record", "name": "L", "fields": [{"name": "next", "type": ["null", "L"]}]}
+    assert bounds.is_recursive(schema) and not bounds.is_recursive(
+        {"type": "record", "name": "a", "fields": [{"name": "b", "type": {"type": "record", "name": "b",
+                                                                            "fields": [{"name": "c", "type": "int"}]}}]})
+    b = _block(_file(json.dumps(schema), _content([b"\x02" * depth + b"\x00"])))
+    if depth + 1 <= bounds.MAX_VALUE_DEPTH:
+        value = b.records()[0]
+        for _ in range(depth):
+            value = value["next"]
+        assert value == {"next": None}
+        return
+    for decode in (b.records, b.to_arrow, lambda: b.to_arrow(columnar=False)):
+        with pytest.raises(ContentError, match="nest more than"):
+            decode()

@@ -250,6 +250,14 @@ _ODD_TYPES = [
 ]
 
 
+# records that hold themselves: a value may nest as deep as its bytes go
+_RECURSIVE = [
+    {"type": "record", "name": "Rec", "fields": [{"name": "next", "type": ["null", "Rec"]}]},
+    {"type": "record", "name": "Tree", "fields": [{"name": "kids", "type": {"type": "array", "items": "Tree"}}]},
+]
+_ODD_TYPES += _RECURSIVE
+
+
 def _deep(depth: int, kind: int) -> str:
     """A schema type nested ``depth`` levels deep, built as text (no recursion to build or dump it)."""
     if kind == 0:
@@ -314,12 +322,20 @@ def _frame(block_type, header, content, footer) -> bytes:
 
 
 def crafted(ch: Chooser) -> tuple[tuple, bytes, str]:
-    """A schema of one hostile field and a datum that starts with a large count: zero-width items."""
-    t = _ODD_TYPES[ch.int(9, 13)]
+    """A schema of one hostile field and a datum made for it: a large count of zero-width items, or a
+    value of a recursive record nested thousands of levels deep."""
+    if ch.int(0, 2) == 0:
+        t = _RECURSIVE[ch.int(0, 1)]
+        depth = (10, 63, 64, 65, 1000, 5000, 100000)[ch.int(0, 6)]
+        # Rec: union branch 1 at each level, then null; Tree: an array block of one at each level, the
+        # innermost array empty, then each level's closing zero count
+        datum = b"\x02" * depth + b"\x00" * (1 + (depth if t["name"] == "Tree" else 0))
+    else:
+        t = _ODD_TYPES[ch.int(9, 13)]
+        datum = _varint(ch) + (b"\x00" * ch.int(0, 3))
+        if ch.int(0, 1):
+            datum = _zigzag(-(1 << ch.int(0, 62))) + _varint(ch) + datum  # negative block count: a size follows
     schema = {"type": "record", "name": "z", "fields": [{"name": "x", "type": t}]}
-    datum = _varint(ch) + (b"\x00" * ch.int(0, 3))
-    if ch.int(0, 1):
-        datum = _zigzag(-(1 << ch.int(0, 62))) + _varint(ch) + datum  # negative block count: a block size follows
     records = ch.int(1, 3)
     content = grammar.avro_content_prefix(3, records) + (len(datum).to_bytes(4, "big") + datum) * records
     header = ((grammar.HeaderKey.instant_time, "100"), (grammar.HeaderKey.schema, json.dumps(schema)))

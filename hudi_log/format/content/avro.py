@@ -3,7 +3,8 @@
 fastavro is a third-party decoder whose errors are many (EOFError, ValueError, IndexError, KeyError,
 OverflowError, UnicodeDecodeError, ...): :func:`decode_datums` is the documented boundary where each becomes
 a ContentError naming the file, the block's content offset and the record. What fastavro does not bound is
-bounded before it runs (:mod:`.bounds`): the schema's depth, and arrays of items that take no bytes.
+bounded before it runs (:mod:`.bounds`): the schema's depth, arrays of items that take no bytes, and the
+nesting of values of recursive schemas.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Iterable, Mapping
 import fastavro
 
 from ...errors import ContentError
-from .bounds import BoundError, check_datums, has_zero_width_items
+from .bounds import BoundError, check_datums, needs_walk
 
 
 @lru_cache(maxsize=64)
@@ -37,12 +38,12 @@ def decode_datums(
     try:
         w = parsed_schema(writer_schema)
         r = parsed_schema(reader_schema) if reader_schema is not None else None
-        zero_width = has_zero_width_items(writer_schema)
+        walk = needs_walk(writer_schema)
     except BoundError as e:
         raise ContentError(path, offset, e.field, str(e)) from e
     except Exception as e:  # fastavro's schema errors (SchemaParseException, KeyError, TypeError, ...)
         raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {type(e).__name__}: {e}") from e
-    if zero_width:  # fastavro would loop over every claimed item: count them first, by arithmetic
+    if walk:  # zero-width items or a recursive record: fastavro would loop for ever or overflow the C stack
         datums = list(datums)
         try:
             check_datums(datums, writer_schema)

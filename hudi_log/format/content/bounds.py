@@ -16,6 +16,11 @@ block here may come from anyone who can write the table folder (docs/security_de
   claim 2**63 of them (fastavro would loop for ever, building a list). Where the writer schema has arrays of
   such items, every datum is walked first (:func:`check_datums`, which skips zero-width items by arithmetic)
   and a block holding more than ``MAX_ZERO_WIDTH_ITEMS`` of them in all is refused.
+* **Recursive schemas.** A record that holds itself (through a union with null, an array, a map) lets a
+  datum nest as deep as its bytes go: fastavro's compiled reader then overflows the C stack (a segfault at
+  about 5,000 levels) and pyarrow's type inference crawls. Datums of such schemas are walked first too, and
+  values nested more than ``MAX_VALUE_DEPTH`` levels are refused. (Spark, and so Hudi, never writes a
+  recursive schema.)
 
 Failures are :class:`BoundError` (a ValueError); the block turns them into ContentError naming the file,
 the offset and the field.
@@ -32,6 +37,8 @@ from typing import Any, Mapping, Sequence
 MAX_SCHEMA_DEPTH = 100
 #: array items of a zero-width type (null, an empty record, fixed(0)) a block may hold, in all its records
 MAX_ZERO_WIDTH_ITEMS = 1_000_000
+#: how deep a value of a recursive schema (a record that holds itself) may nest
+MAX_VALUE_DEPTH = 64
 
 
 class BoundError(ValueError):
@@ -160,6 +167,50 @@ def _zero_width(s: Any, names: Mapping[str, Any], visiting: frozenset = frozense
     return False
 
 
+def is_recursive(schema: Mapping) -> bool:
+    """True when a named record of the schema is used inside itself."""
+    names = _names(schema)
+    found = False
+
+    def walk(s, open_records):
+        nonlocal found
+        if found:
+            return
+        if isinstance(s, str) and s not in _PRIMITIVES:
+            target = names.get(s)
+            if target is not None and id(target) in open_records:
+                found = True
+                return
+            s = target
+        if isinstance(s, list):
+            for b in s:
+                walk(b, open_records)
+        elif isinstance(s, Mapping):
+            t = s.get("type")
+            if t in ("record", "error"):
+                if id(s) in open_records:
+                    found = True
+                    return
+                for f in s.get("fields", ()):
+                    if isinstance(f, Mapping):
+                        walk(f.get("type"), open_records | {id(s)})
+            elif t == "array":
+                walk(s.get("items"), open_records)
+            elif t == "map":
+                walk(s.get("values"), open_records)
+            elif isinstance(t, (str, list, Mapping)) and t not in ("enum", "fixed"):
+                walk(t, open_records)
+
+    walk(schema, frozenset())
+    return found
+
+
+def needs_walk(schema: Mapping) -> bool:
+    """True when fastavro alone would not be bounded by a block's bytes: zero-width array items, or a
+    recursive record (see the module's docstring)."""
+    return has_zero_width_items(schema) or is_recursive(schema)
+
+
 def has_zero_width_items(schema: Mapping) -> bool:
     """True when an array of the schema has items that can take no bytes."""
     names = _names(schema)
@@ -198,6 +249,7 @@ class _Walker:
         self.names = _names(schema)
         self.schema = schema
         self.zero_width_items = 0
+        self.depth = 0
 
     def datum(self, data: bytes) -> None:
         self.buf, self.pos = data, 0
@@ -226,19 +278,30 @@ class _Walker:
 
     def value(self, s: Any) -> None:
         s = _resolve(s, self.names)
+        if isinstance(s, list):  # a union holds its branch's value: no level of its own
+            return self._complex(s)
+        if isinstance(s, Mapping):
+            self.depth += 1
+            if self.depth > MAX_VALUE_DEPTH:
+                raise BoundError("records", f"values nest more than {MAX_VALUE_DEPTH} levels deep")
+            try:
+                self._complex(s)
+            finally:
+                self.depth -= 1
+            return
+        if s in ("int", "long"):
+            self.long()
+        elif s in ("bytes", "string"):
+            self.skip(self.long())
+        elif s != "null":
+            self.skip({"boolean": 1, "float": 4, "double": 8}[s])
+
+    def _complex(self, s: Any) -> None:
         if isinstance(s, list):
             i = self.long()
             if not 0 <= i < len(s):
                 raise BoundError("records", f"union branch {i} of {len(s)}")
             return self.value(s[i])
-        if isinstance(s, str):
-            if s in ("int", "long"):
-                self.long()
-            elif s in ("bytes", "string"):
-                self.skip(self.long())
-            elif s != "null":
-                self.skip({"boolean": 1, "float": 4, "double": 8}[s])
-            return
         t = s.get("type")
         if t in ("record", "error"):
             for f in s.get("fields", ()):
@@ -275,7 +338,7 @@ class _Walker:
 
 
 def check_datums(datums: Sequence[bytes], schema: Mapping) -> None:
-    """Walk every datum of a block whose schema has zero-width array items; BoundError past the bounds."""
+    """Walk every datum of a block whose schema :func:`needs_walk`; BoundError past the bounds."""
     w = _Walker(schema)
     for i, d in enumerate(datums):
         try:
