@@ -315,3 +315,25 @@ def test_a_recursive_schema_nests_values_at_most_max_value_depth_levels(depth):
     for decode in (b.records, b.to_arrow, lambda: b.to_arrow(columnar=False)):
         with pytest.raises(ContentError, match="nest more than"):
             decode()
+
+
+def test_a_schema_exponentially_larger_expanded_is_refused():
+    """T1 holds T0 twice, T2 holds T1 twice, ... T39: 2**39 empty records a datum of no bytes (fastavro
+    would read every one)."""
+    fields = [{"name": "t0", "type": {"type": "record", "name": "T0", "fields": []}}]
+    for i in range(1, 40):
+        fields.append({"name": f"t{i}", "type": {"type": "record", "name": f"T{i}", "fields": [
+            {"name": "a", "type": f"T{i - 1}"}, {"name": "b", "type": f"T{i - 1}"}]}})
+    b = _block(_file(json.dumps({"type": "record", "name": "top", "fields": fields}), _content([b""])))
+    for decode in (b.records, b.to_arrow):
+        with pytest.raises(ContentError, match="types with its named types expanded"):
+            decode()
+
+
+def test_zero_width_fields_times_records_are_bounded():
+    schema = {"type": "record", "name": "top", "fields": [{"name": f"n{i}", "type": "null"} for i in range(2000)]}
+    ok = _block(_file(json.dumps(schema), _content([b""] * 3)))
+    assert ok.records() == [{f"n{i}": None for i in range(2000)}] * 3
+    bad = _block(_file(json.dumps(schema), _content([b""] * (bounds.MAX_ZERO_WIDTH_VALUES // 2000 + 1))))
+    with pytest.raises(ContentError, match="values that take no bytes"):
+        bad.records()

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 import fastavro
 
 from ...errors import ContentError
-from .bounds import BoundError, check_datums, needs_walk
+from .bounds import BoundError, check_datums, check_work
 
 
 @lru_cache(maxsize=64)
@@ -36,15 +36,15 @@ def decode_datums(
 ) -> list[dict[str, Any]]:
     """Decode Avro binary datums; each must be consumed exactly."""
     try:
+        datums = list(datums)
+        walk = check_work(writer_schema, len(datums))  # before fastavro sees the schema
         w = parsed_schema(writer_schema)
         r = parsed_schema(reader_schema) if reader_schema is not None else None
-        walk = needs_walk(writer_schema)
     except BoundError as e:
         raise ContentError(path, offset, e.field, str(e)) from e
     except Exception as e:  # fastavro's schema errors (SchemaParseException, KeyError, TypeError, ...)
         raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {type(e).__name__}: {e}") from e
     if walk:  # zero-width items or a recursive record: fastavro would loop for ever or overflow the C stack
-        datums = list(datums)
         try:
             check_datums(datums, writer_schema)
         except BoundError as e:

@@ -16,6 +16,11 @@ block here may come from anyone who can write the table folder (docs/security_de
   claim 2**63 of them (fastavro would loop for ever, building a list). Where the writer schema has arrays of
   such items, every datum is walked first (:func:`check_datums`, which skips zero-width items by arithmetic)
   and a block holding more than ``MAX_ZERO_WIDTH_ITEMS`` of them in all is refused.
+* **Work per record.** A decoder reads every type of the schema for every record, and a type that takes no
+  bytes (``null``, an empty record) costs work no byte pays for; a schema can also use a named record twice,
+  and that one another twice, and so on: exponentially more types expanded than written. A schema may have
+  at most ``MAX_SCHEMA_NODES`` types with its named types expanded, and a block at most
+  ``MAX_ZERO_WIDTH_VALUES`` zero-width values over all its records.
 * **Recursive schemas.** A record that holds itself (through a union with null, an array, a map) lets a
   datum nest as deep as its bytes go: fastavro's compiled reader then overflows the C stack (a segfault at
   about 5,000 levels) and pyarrow's type inference crawls. Datums of such schemas are walked first too, and
@@ -39,6 +44,10 @@ MAX_SCHEMA_DEPTH = 100
 MAX_ZERO_WIDTH_ITEMS = 1_000_000
 #: how deep a value of a recursive schema (a record that holds itself) may nest
 MAX_VALUE_DEPTH = 64
+#: types of a schema with its named types expanded (each is decoded for every record)
+MAX_SCHEMA_NODES = 100_000
+#: values that take no bytes (null fields, empty records) times records, in a block
+MAX_ZERO_WIDTH_VALUES = 16_000_000
 
 
 class BoundError(ValueError):
@@ -148,105 +157,121 @@ def _resolve(s: Any, names: Mapping[str, Any]) -> Any:
             raise BoundError("header.SCHEMA", "type names refer to each other in a loop")
 
 
-def _zero_width(s: Any, names: Mapping[str, Any], visiting: frozenset = frozenset()) -> bool:
-    """True when a value of type ``s`` can take no bytes at all."""
-    s = _resolve(s, names)
-    if s == "null":
-        return True
+def _children(s: Any) -> list:
+    """The types directly inside type ``s`` (named references left as names)."""
+    if isinstance(s, list):
+        return list(s)
     if not isinstance(s, Mapping):
-        return False
+        return []
     t = s.get("type")
-    if t == "fixed":
-        return s.get("size") == 0
     if t in ("record", "error"):
-        key = id(s)
-        if key in visiting:  # a recursive record reached again: it takes bytes wherever it ends
+        fields = s.get("fields")
+        return [f.get("type") for f in fields if isinstance(f, Mapping)] if isinstance(fields, list) else []
+    if t == "array":
+        return [s.get("items")]
+    if t == "map":
+        return [s.get("values")]
+    if t in ("enum", "fixed"):
+        return []
+    return [t] if isinstance(t, (str, list, Mapping)) else []
+
+
+class Shape:
+    """What a schema costs to decode, in one linear pass (named records are looked at once each):
+
+    * ``nodes``: its types with every named reference expanded (capped just past ``MAX_SCHEMA_NODES``): a
+      schema that uses a named record twice, and that one another twice, ... is exponentially larger
+      expanded than written, and a decoder does that expanded work for every datum;
+    * ``zero_width_values``: the values a record holds that take no bytes (null, empty records), expanded
+      the same way: a decoder does them for every datum, whatever its bytes;
+    * ``recursive``: a named record is used inside itself;
+    * ``zero_width_items``: an array has items that can take no bytes.
+    """
+
+    def __init__(self, schema: Any):
+        self.names = _names(schema)
+        self.recursive = False
+        self.zero_width_items = False
+        self._zw: dict[int, bool] = {}
+        self._memo: dict[int, tuple[int, int]] = {}
+        self._open: set[int] = set()
+        self.nodes, self.zero_width_values = self._cost(schema)
+
+    def zero_width(self, s: Any) -> bool:
+        """True when a value of type ``s`` can take no bytes at all."""
+        s = _resolve(s, self.names)
+        if s == "null":
+            return True
+        if not isinstance(s, Mapping):
             return False
-        return all(_zero_width(f.get("type"), names, visiting | {key}) for f in s.get("fields", ())
-                   if isinstance(f, Mapping))
-    return False
+        t = s.get("type")
+        if t == "fixed":
+            return s.get("size") == 0
+        if t not in ("record", "error"):
+            return False
+        key = id(s)
+        if key not in self._zw:
+            self._zw[key] = False  # a recursive record reached again takes bytes wherever it ends
+            self._zw[key] = all(self.zero_width(c) for c in _children(s))
+        return self._zw[key]
+
+    def _cost(self, s: Any) -> tuple[int, int]:
+        s = _resolve(s, self.names)
+        record = isinstance(s, Mapping) and s.get("type") in ("record", "error")
+        if record:
+            key = id(s)
+            if key in self._open:
+                self.recursive = True
+                return 1, 0
+            if key in self._memo:
+                return self._memo[key]
+            self._open.add(key)
+        if isinstance(s, Mapping) and s.get("type") == "array" and self.zero_width(s.get("items")):
+            self.zero_width_items = True
+        nodes, zero = 1, int(s == "null")
+        if not (isinstance(s, Mapping) and s.get("type") in ("array", "map")):  # items: counted by the walker
+            for c in _children(s):
+                n, z = self._cost(c)
+                nodes, zero = min(nodes + n, MAX_SCHEMA_NODES + 1), min(zero + z, MAX_SCHEMA_NODES + 1)
+        else:
+            for c in _children(s):
+                n, _ = self._cost(c)
+                nodes = min(nodes + n, MAX_SCHEMA_NODES + 1)
+        if record:
+            self._open.discard(id(s))
+            self._memo[id(s)] = (nodes, zero)
+        return nodes, zero
 
 
 def is_recursive(schema: Mapping) -> bool:
     """True when a named record of the schema is used inside itself."""
-    names = _names(schema)
-    found = False
-
-    def walk(s, open_records):
-        nonlocal found
-        if found:
-            return
-        if isinstance(s, str) and s not in _PRIMITIVES:
-            target = names.get(s)
-            if target is not None and id(target) in open_records:
-                found = True
-                return
-            s = target
-        if isinstance(s, list):
-            for b in s:
-                walk(b, open_records)
-        elif isinstance(s, Mapping):
-            t = s.get("type")
-            if t in ("record", "error"):
-                if id(s) in open_records:
-                    found = True
-                    return
-                for f in s.get("fields", ()):
-                    if isinstance(f, Mapping):
-                        walk(f.get("type"), open_records | {id(s)})
-            elif t == "array":
-                walk(s.get("items"), open_records)
-            elif t == "map":
-                walk(s.get("values"), open_records)
-            elif isinstance(t, (str, list, Mapping)) and t not in ("enum", "fixed"):
-                walk(t, open_records)
-
-    walk(schema, frozenset())
-    return found
-
-
-def needs_walk(schema: Mapping) -> bool:
-    """True when fastavro alone would not be bounded by a block's bytes: zero-width array items, or a
-    recursive record (see the module's docstring)."""
-    return has_zero_width_items(schema) or is_recursive(schema)
+    return Shape(schema).recursive
 
 
 def has_zero_width_items(schema: Mapping) -> bool:
     """True when an array of the schema has items that can take no bytes."""
-    names = _names(schema)
-    found = False
+    return Shape(schema).zero_width_items
 
-    def walk(s, visiting):
-        nonlocal found
-        s = _resolve(s, names)
-        if found or not isinstance(s, (Mapping, list)):
-            return
-        if isinstance(s, list):
-            for b in s:
-                walk(b, visiting)
-            return
-        t = s.get("type")
-        if t == "array":
-            if _zero_width(s.get("items"), names):
-                found = True
-            else:
-                walk(s.get("items"), visiting)
-        elif t == "map":
-            walk(s.get("values"), visiting)
-        elif t in ("record", "error") and id(s) not in visiting:
-            for f in s.get("fields", ()):
-                if isinstance(f, Mapping):
-                    walk(f.get("type"), visiting | {id(s)})
 
-    walk(schema, frozenset())
-    return found
+def check_work(schema: Mapping, records: int) -> bool:
+    """Whether the datums of ``records`` records must be walked before fastavro reads them (zero-width
+    array items, a recursive record); BoundError when the schema alone would cost too much per record."""
+    sh = Shape(schema)
+    if sh.nodes > MAX_SCHEMA_NODES:
+        raise BoundError("header.SCHEMA", f"schema has more than {MAX_SCHEMA_NODES} types with its named types "
+                                          "expanded (named records used within each other many times)")
+    if sh.zero_width_values * records > MAX_ZERO_WIDTH_VALUES:
+        raise BoundError("records", f"{records} records of {sh.zero_width_values} values that take no bytes "
+                                    f"each (at most {MAX_ZERO_WIDTH_VALUES} a block)")
+    return sh.zero_width_items or sh.recursive
 
 
 class _Walker:
     """Skips Avro binary datums of one schema, counting zero-width array items instead of reading them."""
 
     def __init__(self, schema: Mapping):
-        self.names = _names(schema)
+        self.shape = Shape(schema)
+        self.names = self.shape.names
         self.schema = schema
         self.zero_width_items = 0
         self.depth = 0
@@ -313,7 +338,7 @@ class _Walker:
             self.skip(size if isinstance(size, int) else -1)
         elif t in ("array", "map"):
             item = s.get("items") if t == "array" else s.get("values")
-            zero = t == "array" and _zero_width(item, self.names)
+            zero = t == "array" and self.shape.zero_width(item)
             while True:
                 count = self.long()
                 if count == 0:
@@ -338,7 +363,7 @@ class _Walker:
 
 
 def check_datums(datums: Sequence[bytes], schema: Mapping) -> None:
-    """Walk every datum of a block whose schema :func:`needs_walk`; BoundError past the bounds."""
+    """Walk every datum of a block whose schema :func:`check_work` says must be; BoundError past the bounds."""
     w = _Walker(schema)
     for i, d in enumerate(datums):
         try:
