@@ -268,6 +268,15 @@ def _deep(depth: int, kind: int) -> str:
         '"int"' + "}]}" * depth
 
 
+def _dag(levels: int) -> str:
+    """Named records each holding the previous one twice: 2**levels empty records, written in a few KB."""
+    fields = [{"name": "t0", "type": {"type": "record", "name": "T0", "fields": []}}]
+    for i in range(1, levels):
+        fields.append({"name": f"t{i}", "type": {"type": "record", "name": f"T{i}", "fields": [
+            {"name": "a", "type": f"T{i - 1}"}, {"name": "b", "type": f"T{i - 1}"}]}})
+    return json.dumps({"type": "record", "name": "dag", "fields": fields})
+
+
 def mutate_schema(ch: Chooser, text: str) -> tuple[str, str]:
     """A damaged or hostile writer schema (text) made from ``text``."""
     kind = ch.int(0, 7)
@@ -303,6 +312,8 @@ def mutate_schema(ch: Chooser, text: str) -> tuple[str, str]:
         other = ['"string"', "[]", "{}", "null", "1", '["null", "string"]', '{"type": "array", "items": "int"}',
                  '{"type": "record", "name": "x", "fields": [{"name": "a", "type": "a"}]}', '"' + "x" * 10 + '"',
                  '{"type": "record", "name": "x", "fields": [{"name": "a", "type": "int"}, {"name": "a", "type": "int"}]}']
+        other += [_dag(ch.int(2, 40)), json.dumps({"type": "record", "name": "nulls", "fields": [
+            {"name": f"n{i}", "type": "null"} for i in range(ch.int(1, 5000))]})]
         v = other[ch.int(0, len(other) - 1)]
         return v, f"schema {v[:30]}"
     # raw text edits: truncation, flips (invalid UTF-8 cannot be in a header: keep it text)
