@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping, Sequence
@@ -134,12 +134,19 @@ class LogBlock:
         return out
 
     def writer_schema(self) -> dict:
+        """The SCHEMA header as JSON: an Avro record, nested at most ``bounds.MAX_SCHEMA_DEPTH`` levels."""
+        return copy.deepcopy(self._checked_schema())  # the parse is shared across blocks: callers get their own
+
+    def _checked_schema(self) -> dict:
+        """The parsed SCHEMA header, shared with every block of the same schema: read it, never change it."""
+        from .content.bounds import BoundError, load_schema
+
         if self.schema is None:
             raise ContentError(self.path, self.offset, "header.SCHEMA", "block has no SCHEMA header")
         try:
-            return json.loads(self.schema)
-        except ValueError as e:
-            raise ContentError(self.path, self.offset, "header.SCHEMA", f"not JSON: {e}") from e
+            return load_schema(self.schema)
+        except BoundError as e:
+            raise ContentError(self.path, self.offset, e.field, str(e)) from e
 
     def records(self, reader_schema: Mapping | None = None) -> list[dict[str, Any]]:
         """Records of an Avro data / CDC block (writer schema from SCHEMA), Parquet or HFile block."""
@@ -156,7 +163,7 @@ class LogBlock:
         from .content.avro import decode_datums
 
         datums = self.datums()
-        return decode_datums(datums, self.writer_schema(), reader_schema, self.path, self.content_offset)
+        return decode_datums(datums, self._checked_schema(), reader_schema, self.path, self.content_offset)
 
     def to_arrow(self, columnar: bool = True, columns=None):
         """The records of a data block as a pyarrow Table.
@@ -175,16 +182,17 @@ class LogBlock:
         if self.block_type == BlockType.parquet_data_block and not self.corrupt:
             return project(self.table())
         if self.block_type in grammar.RECORD_BLOCK_TYPES and not self.corrupt:
-            if columnar and self.schema is not None:
+            schema = self._checked_schema()  # checked (depth, shape) before any decoder sees it
+            if columnar:
                 from .content.avro_columnar import ColumnarDecodeError, decode_block_content
 
                 try:
                     return decode_block_content(self.content(), self.schema, columns)
                 except ColumnarDecodeError:
                     pass  # the record path below decides (and names the damage, if any)
-            return project(records_to_arrow(self.records(), self.writer_schema()))
+            return project(records_to_arrow(self.records(), schema, self.path, self.content_offset))
         if self.block_type == BlockType.hfile_data_block and not self.corrupt:
-            return project(pa.Table.from_pylist(self.records()))
+            return project(_arrow_boundary(lambda: pa.Table.from_pylist(self.records()), self.path, self.content_offset))
         self._require(*grammar.RECORD_BLOCK_TYPES, BlockType.parquet_data_block, BlockType.hfile_data_block)
 
     def deletes(self):
@@ -261,7 +269,8 @@ class LogBlock:
         from .content.avro import decode_datums
 
         cells = self.hfile().records
-        records = decode_datums([c.value for c in cells], self.writer_schema(), reader_schema, self.path, self.content_offset)
+        records = decode_datums([c.value for c in cells], self._checked_schema(), reader_schema, self.path,
+                                self.content_offset)
         # Hudi blanks the key field in HFile values and restores it from the cell row on read.
         for cell, rec in zip(cells, records):
             if rec.get("key") == "":
@@ -270,9 +279,17 @@ class LogBlock:
 
     # ---- bytes ----------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        """The block's bytes through the grammar's serializer (a damaged span: its raw bytes)."""
+        """The block's bytes: for a block read from a file, the bytes it has there, as they are (a
+        serializer would write what the grammar parsed, and lose what it did not, e.g. bytes after an
+        Avro block's declared records); for a damaged span, its bytes; for a new block, through the
+        grammar's serializer."""
         if self.corrupt:
             return self.content()
+        if self.offset >= 0 and self._source is not None and self.length >= 0:
+            data = self._source.read(self.offset, self.length)
+            if len(data) != self.length:
+                raise ContentError(self.path, self.offset, "block", "file shrank since it was scanned")
+            return data
         try:
             return grammar.serialize_block(
                 self.format_version, self.block_type, self.header_entries, self.content(), self.footer_entries
@@ -349,7 +366,7 @@ def _split_datums(data: bytes) -> list[bytes] | None:
     return out if pos == end else None
 
 
-def records_to_arrow(records: list, writer_schema: Mapping):
+def records_to_arrow(records: list, writer_schema: Mapping, path: str | None = None, offset: int = 0):
     """Decoded Avro records as an Arrow table typed by the writer schema (inferred where it has no mapping)."""
     import pyarrow as pa
 
@@ -358,5 +375,15 @@ def records_to_arrow(records: list, writer_schema: Mapping):
     try:
         schema = avro_to_arrow_schema(writer_schema)
     except UnsupportedAvroType:
-        return pa.Table.from_pylist(records)
-    return pa.Table.from_pylist(records, schema=schema)
+        schema = None
+    return _arrow_boundary(lambda: pa.Table.from_pylist(records, schema=schema), path, offset)
+
+
+def _arrow_boundary(build, path: str | None, offset: int):
+    """pyarrow building a table from decoded values: a documented decode boundary. Its errors are many
+    (ArrowInvalid, ArrowTypeError, ArrowNotImplementedError, OverflowError, ...) and all mean that the
+    values decoded from the block do not fit the Arrow types of its schema: a ContentError naming the block."""
+    try:
+        return build()
+    except Exception as e:  # noqa: BLE001 - the pyarrow boundary, see above
+        raise ContentError(path, offset, "records (as Arrow)", f"{type(e).__name__}: {str(e)[:200]}") from e

@@ -339,7 +339,18 @@ def open_log(path_or_file: PathOrFile, strict: bool = False, resync: bool = Fals
     raises TruncatedLogError or CorruptBlockError instead. A file that does not start with the
     magic raises NotALogFileError either way, unless ``resync`` (see :func:`scan`).
     """
-    return scan(open_source(path_or_file), strict=strict, resync=resync)
+    return _held_open(open_source(path_or_file), lambda src: scan(src, strict=strict, resync=resync))
+
+
+def _held_open(src: Source, blocks) -> Iterator[LogBlock]:
+    """``blocks(src)`` with a file source held open during the pass only: the blocks it yields open
+    their file again for each read, so blocks kept hold no file descriptor."""
+    opened = getattr(src, "opened", None)
+    if opened is None:
+        yield from blocks(src)
+        return
+    with opened():
+        yield from blocks(src)
 
 
 def read_reverse(path_or_file: PathOrFile) -> Iterator[LogBlock]:
@@ -348,7 +359,10 @@ def read_reverse(path_or_file: PathOrFile) -> Iterator[LogBlock]:
     Like Hudi's reverse reader this cannot pass damage: it raises ReverseReadError, and the
     caller should read the file forward (open_log), which recovers every intact block.
     """
-    src = open_source(path_or_file)
+    return _held_open(open_source(path_or_file), _reverse)
+
+
+def _reverse(src: Source) -> Iterator[LogBlock]:
     pos = src.size
     while pos > 0:
         if pos < 8:

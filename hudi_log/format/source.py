@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
-from typing import BinaryIO, Protocol, Union
+from typing import BinaryIO, Iterator, Protocol, Union
 
 from ..paths import RemotePath, as_path, is_uri
 
@@ -70,23 +71,38 @@ class FileSource:
 
 
 class PathSource:
-    """A file on disk, opened on demand, so blocks stay readable after the scan that found them."""
+    """A file on disk. It is open only while a scan reads it (:meth:`opened`); a block kept afterwards
+    opens the file for each read and closes it again, so blocks kept from many files hold no file
+    descriptors (a process keeping blocks of thousands of log files would otherwise run out)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        self._f: BinaryIO | None = open(self.path, "rb")
-        self.size = os.fstat(self._f.fileno()).st_size
+        self._f: BinaryIO | None = None
+        self.size = os.stat(self.path).st_size
+
+    @contextlib.contextmanager
+    def opened(self) -> Iterator["PathSource"]:
+        """The file held open for the reads of one pass (a scan's many small reads), closed after it."""
+        if self._f is not None:  # nested: the outer pass owns the handle
+            yield self
+            return
+        self._f = open(self.path, "rb")
+        try:
+            yield self
+        finally:
+            f, self._f = self._f, None
+            f.close()
 
     def read(self, offset: int, length: int) -> bytes:
-        if self._f is None or self._f.closed:
-            self._f = open(self.path, "rb")
-        self._f.seek(offset)
-        return self._f.read(length)
+        if self._f is not None:
+            self._f.seek(offset)
+            return self._f.read(length)
+        with open(self.path, "rb") as f:
+            f.seek(offset)
+            return f.read(length)
 
     def close(self) -> None:
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        """Nothing stays open between reads (kept for callers that close their sources)."""
 
 
 class RemoteSource:

@@ -1,10 +1,13 @@
 """Run the fuzzing harness.
 
-    python -m tools.fuzz --iterations 100000 --seed 1 --jobs 2
+    python -m tools.fuzz --iterations 1000000 --seed 1 --jobs 1          # every decode path, isolated
+    python -m tools.fuzz --engine framing --iterations 100000 --seed 1    # framing only, in process
     python tools/fuzz/run.py --iterations 1000 --seed 7
     python -m tools.fuzz --engine atheris --iterations 100000 --seed 3   # coverage-guided (libFuzzer)
 
-The default engine draws every choice from a PRNG seeded with (seed, iteration number), so a run is
+The default engine (``full``, :mod:`tools.fuzz.isolate`) runs framing, content and damaged-table inputs
+through every public decode path in worker subprocesses, and reports untyped exceptions, inputs over 5 s,
+worker deaths (aborts) and hangs, and the peak memory. The ``framing`` engine draws every choice from a PRNG seeded with (seed, iteration number), so a run is
 deterministic and any failing input is reproduced by ``--seed S --start I --iterations 1``. The
 atheris engine lets libFuzzer's coverage feedback drive the same mutations (its ``-runs`` and
 ``-seed`` come from --iterations and --seed). Prints the count, the time and the failures; failing
@@ -169,16 +172,26 @@ def main(argv=None) -> int:
     p.add_argument("--start", type=int, default=0, help="first iteration number (to replay one input)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (random engine)")
     p.add_argument("--chunk", type=int, default=2000, help="iterations per work unit")
-    p.add_argument("--engine", choices=("random", "atheris"), default="random")
+    p.add_argument("--engine", choices=("full", "framing", "random", "atheris"), default="full",
+                   help="full: every decode path, isolated (default); framing (or random): framing mutations "
+                        "in process; atheris: coverage-guided framing mutations")
     p.add_argument("--to-bytes", action="store_true",
                    help="also require LogBlock.to_bytes() to work (typed errors only) on touched intact blocks")
     p.add_argument("--no-corpus", action="store_true", help="generated base files only")
     p.add_argument("--no-generated", action="store_true", help="corpus base files only")
+    p.add_argument("--no-tables", action="store_true", help="full engine: no damaged-table inputs")
+    p.add_argument("--as-limit-mb", type=int, default=4096,
+                   help="full engine: the worker's address-space limit (RLIMIT_AS); thread pools (stacks, malloc "
+                        "arenas) need more than 2 GB of it, so the 1 GB target is held on the measured peak RSS")
     p.add_argument("--progress", type=float, default=30.0, help="seconds between progress lines")
     p.add_argument("--failures-dir", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "hudi-log-fuzz-failures"))
     args = p.parse_args(argv)
     if args.engine == "atheris":
         return _run_atheris(args)
+    if args.engine == "full":
+        from tools.fuzz.isolate import run_full
+
+        return run_full(args)
     return _run_random(args)
 
 

@@ -3,7 +3,8 @@
  * with null). polars' decode stays the path for every other schema and the tests' reference; a block this
  * decoder does not take whole (a branch index, a boolean byte or an int out of range, a datum that does not
  * end at its length prefix, bytes left over) is refused with ValueError, and the caller takes another path.
- * Nothing is trusted: every read is bounded by the record's own length prefix.
+ * Nothing is trusted: every read is bounded by the record's own length prefix, and the record count by the
+ * body's length (4 bytes of length prefix a record) before any buffer is sized from it.
  *
  * decode(body, n, fields) -> list, one entry per field: None (not kept) or
  *     (validity, values, data, null_count, ascii)
@@ -153,6 +154,9 @@ static PyObject *decode(PyObject *self, PyObject *args) {
     Col *fs = NULL;
     Py_ssize_t nf = 0;
     if (n < 0) { PyErr_SetString(PyExc_ValueError, "negative record count"); goto done; }
+    /* every record has a 4-byte length prefix: a count the body cannot hold is refused before the
+       column buffers (n values each) are allocated */
+    if (n > body.len / 4) { PyErr_SetString(PyExc_ValueError, "more records than the bytes can hold"); goto done; }
     seq = PySequence_Fast(specs, "fields must be a sequence");
     if (!seq) goto done;
     nf = PySequence_Fast_GET_SIZE(seq);

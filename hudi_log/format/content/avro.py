@@ -1,4 +1,11 @@
-"""Avro binary records of data blocks, through fastavro, with the block's writer schema."""
+"""Avro binary records of data blocks, through fastavro, with the block's writer schema.
+
+fastavro is a third-party decoder whose errors are many (EOFError, ValueError, IndexError, KeyError,
+OverflowError, UnicodeDecodeError, ...): :func:`decode_datums` is the documented boundary where each becomes
+a ContentError naming the file, the block's content offset and the record. What fastavro does not bound is
+bounded before it runs (:mod:`.bounds`): the schema's depth, arrays of items that take no bytes, and the
+nesting of values of recursive schemas.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from typing import Any, Iterable, Mapping
 import fastavro
 
 from ...errors import ContentError
+from .bounds import BoundError, check_datums, check_work
 
 
 @lru_cache(maxsize=64)
@@ -28,17 +36,26 @@ def decode_datums(
 ) -> list[dict[str, Any]]:
     """Decode Avro binary datums; each must be consumed exactly."""
     try:
+        datums = list(datums)
+        walk = check_work(writer_schema, len(datums))  # before fastavro sees the schema
         w = parsed_schema(writer_schema)
         r = parsed_schema(reader_schema) if reader_schema is not None else None
-    except Exception as e:
-        raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {e}") from e
+    except BoundError as e:
+        raise ContentError(path, offset, e.field, str(e)) from e
+    except Exception as e:  # fastavro's schema errors (SchemaParseException, KeyError, TypeError, ...)
+        raise ContentError(path, offset, "header.SCHEMA", f"invalid Avro schema: {type(e).__name__}: {e}") from e
+    if walk:  # zero-width items or a recursive record: fastavro would loop for ever or overflow the C stack
+        try:
+            check_datums(datums, writer_schema)
+        except BoundError as e:
+            raise ContentError(path, offset, e.field, str(e)) from e
     out = []
     for i, datum in enumerate(datums):
         buf = io.BytesIO(datum)
         try:
             out.append(fastavro.schemaless_reader(buf, w, r))
-        except Exception as e:
-            raise ContentError(path, offset, f"records[{i}]", f"{type(e).__name__}: {e}") from e
+        except Exception as e:  # the fastavro boundary (see the module's docstring)
+            raise ContentError(path, offset, f"records[{i}]", f"{type(e).__name__}: {str(e)[:200]}") from e
         if buf.tell() != len(datum):
             raise ContentError(path, offset, f"records[{i}]", f"{len(datum) - buf.tell()} bytes left after the datum")
     return out

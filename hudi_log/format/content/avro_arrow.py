@@ -105,8 +105,14 @@ def avro_to_arrow_schema(schema: Mapping | str) -> pa.Schema:
         schema = json.loads(schema)
     if not isinstance(schema, Mapping) or schema.get("type") != "record":
         raise UnsupportedAvroType("not an Avro record schema")
-    struct, _ = _Converter().conv(dict(schema), schema.get("namespace"))
-    return pa.schema(list(struct))
+    try:
+        struct, _ = _Converter().conv(dict(schema), schema.get("namespace"))
+        return pa.schema(list(struct))
+    except UnsupportedAvroType:
+        raise
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError, pa.ArrowException) as e:
+        # a malformed schema (a field without a name, a fixed size or a precision Arrow cannot take)
+        raise UnsupportedAvroType(f"no Arrow mapping: {type(e).__name__}: {e}") from e
 
 
 def min_bytes_for_precision(precision: int) -> int:

@@ -12,6 +12,12 @@ object container file under that wrapper schema, it decodes in a single ``polars
 * The decode is checked, not trusted: the lengths polars read from the wrapper's fixed field must be the
   chain of length prefixes actually in the content (each at the offset the previous ones imply) and must
   add up to the content's size, so a datum that did not consume exactly its length cannot pass unnoticed.
+* Work and memory are bounded by the block's bytes before polars or the C decoder sizes anything: the record
+  count may not exceed what the content can hold (each record has a 4-byte length prefix), nor may the
+  ``fixed`` fields' total (polars allocates count x size up front); schemas with items that take no bytes
+  (an empty record, ``fixed`` of size 0) never reach polars; the writer schema's depth is bounded
+  (:mod:`.bounds`). Past these checks, polars' errors and panics are a documented boundary: they become
+  ColumnarDecodeError and the record path (fastavro, bounded the same way) decides and names the damage.
 * Columns are cast to :func:`hudi_log.format.content.avro_arrow.avro_to_arrow_schema` of the writer schema (polars'
   large/view string types, categoricals for enums, nanosecond times, binary for fixed).
 
@@ -36,6 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .avro_arrow import UnsupportedAvroType, avro_to_arrow_schema
+from .bounds import BoundError, json_depth, load_schema
 
 try:
     from . import _avro_cols as _compiled
@@ -46,6 +53,10 @@ LEN_FIELD = "__hudi_log_datum_length"
 _SYNC = b"\x8a\x1f\x07\x13hudi-log\x00\x00\x00\x00\x00\x00"[:16]
 _PREFIX = 8  # content version + record count
 _MAP_TYPES = ("map",)
+#: JSON nesting of the schemas polars decodes: the Arrow C data interface its tables cross into pyarrow
+#: refuses structures nested more than 64 levels; deeper schemas (bounds.MAX_SCHEMA_DEPTH allows 100)
+#: take the record path
+POLARS_MAX_DEPTH = 48
 
 
 class ColumnarDecodeError(ValueError):
@@ -86,11 +97,11 @@ def columnar_supported(schema: Any) -> bool:
         t = s.get("type")
         if t in ("record", "error"):
             name = s.get("name")
-            if name in defined:
+            if name in defined or not s.get("fields"):  # no fields: a record that takes no bytes
                 return False
             defined.add(name)
             inner = s.get("namespace", ns)
-            return all(ok(f["type"], inner, in_array) for f in s.get("fields", ()))
+            return all(ok(f["type"], inner, in_array) for f in s["fields"])
         if t == "array":
             return ok(s["items"], ns, True)
         if t in _MAP_TYPES:
@@ -98,6 +109,9 @@ def columnar_supported(schema: Any) -> bool:
         if t == "enum":
             return False  # polars 2.1 panics on nullable enums and enums inside arrays
         if t == "fixed":
+            size = s.get("size")
+            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                return False
             return s.get("logicalType") in (None, "decimal") and (s.get("logicalType") != "decimal" or
                                                                  int(s["precision"]) <= 38)
         if s.get("logicalType") == "decimal":
@@ -107,29 +121,50 @@ def columnar_supported(schema: Any) -> bool:
     try:
         return isinstance(schema, Mapping) and schema.get("type") == "record" and \
             all(ok(f["type"], schema.get("namespace")) for f in schema["fields"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
 
+def _fixed_bytes(schema: Any) -> int:
+    """The sizes of the ``fixed`` types a record holds outside arrays and maps, added up: polars sizes
+    their buffers as record count x size up front (inside a list it starts from nothing)."""
+    total = 0
+    todo = [schema]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, list):
+            todo += s
+        elif isinstance(s, Mapping):
+            t = s.get("type")
+            if t == "fixed" and isinstance(s.get("size"), int):
+                total += s["size"]
+            elif t in ("record", "error"):
+                todo += [f.get("type") for f in s.get("fields", ()) if isinstance(f, Mapping)]
+            elif isinstance(t, (list, Mapping)):
+                todo.append(t)
+    return total
+
+
 @lru_cache(maxsize=64)
-def _plan(schema_json: str) -> tuple[bytes, pa.Schema] | None:
-    """(container header, target Arrow schema) for a writer schema, or None if not columnar."""
-    schema = json.loads(schema_json)
-    if not columnar_supported(schema):
-        return None
-    names = [f["name"] for f in schema["fields"]]
-    if LEN_FIELD in names:
-        return None
+def _plan(schema_json: str) -> tuple[bytes, pa.Schema, int] | None:
+    """(container header, target Arrow schema, fixed bytes per record) for a writer schema, or None if
+    not columnar."""
     try:
+        schema = load_schema(schema_json)
+        if json_depth(schema_json, POLARS_MAX_DEPTH) > POLARS_MAX_DEPTH or not columnar_supported(schema):
+            return None
+        names = [f["name"] for f in schema["fields"]]
+        if LEN_FIELD in names:
+            return None
         target = avro_to_arrow_schema(schema)
-    except UnsupportedAvroType:
+    except (BoundError, UnsupportedAvroType, KeyError, TypeError, ValueError, AttributeError):
         return None
     wrapper = dict(schema)
     wrapper["fields"] = [{"name": LEN_FIELD, "type": {"type": "fixed", "name": LEN_FIELD, "size": 4}}] + \
         list(schema["fields"])
     meta = _zigzag(2) + _avro_bytes(b"avro.schema") + _avro_bytes(json.dumps(wrapper).encode()) + \
         _avro_bytes(b"avro.codec") + _avro_bytes(b"null") + _zigzag(0)
-    return b"Obj\x01" + meta + _SYNC, target
+    return b"Obj\x01" + meta + _SYNC, target, _fixed_bytes(schema)
 
 
 def decode_block_content(content: bytes | memoryview, schema_json: str, columns=None, compiled: bool = True) -> pa.Table:
@@ -143,11 +178,12 @@ def decode_block_content(content: bytes | memoryview, schema_json: str, columns=
     plan = _plan(schema_json)
     if plan is None:
         raise ColumnarDecodeError("schema not supported by the columnar decoder")
-    header, target = plan
+    header, target, fixed_bytes = plan
     if len(content) < _PREFIX:
         raise ColumnarDecodeError("content shorter than its prefix")
     count = int.from_bytes(content[4:8], "big", signed=True)
     body = memoryview(content)[_PREFIX:]
+    _check_count(count, len(body), fixed_bytes)
     if count == 0:
         if len(body):
             raise ColumnarDecodeError("bytes after zero records")
@@ -164,9 +200,21 @@ def decode_block_content(content: bytes | memoryview, schema_json: str, columns=
         raise ColumnarDecodeError(f"polars: {type(e).__name__}: {str(e)[:200]}") from e
     if df.height != count:
         raise ColumnarDecodeError(f"polars read {df.height} records, the block holds {count}")
-    table = df.to_arrow(compat_level=pl.CompatLevel.newest())  # views: zero-copy; _conform casts once
+    try:  # views: zero-copy; _conform casts once
+        table = df.to_arrow(compat_level=pl.CompatLevel.newest())
+    except pa.ArrowException as e:  # the Arrow C data interface polars exports through has its own limits
+        raise ColumnarDecodeError(f"polars to Arrow: {type(e).__name__}: {str(e)[:200]}") from e
     _check_lengths(table.column(LEN_FIELD), body)
     return _conform(table.drop_columns([LEN_FIELD]), _project(target, columns))
+
+
+def _check_count(count: int, body: int, fixed_bytes: int) -> None:
+    """A record count the body can hold: a 4-byte length prefix per record, and its fixed fields' bytes."""
+    if count < 0:
+        raise ColumnarDecodeError("negative record count")
+    # a null in a union takes a byte where polars still sizes a fixed value: 8x the bytes, and some room
+    if count * 4 > body or count * fixed_bytes > 8 * body + (1 << 20):
+        raise ColumnarDecodeError(f"{count} records cannot fit in {body} bytes")
 
 
 # field kinds of _avro_cols.c, by Avro primitive type, with the Arrow storage type each is built as
@@ -180,10 +228,10 @@ def _flat_plan(schema_json: str) -> tuple[tuple, pa.Schema] | None:
     schema is a primitive the compiled decoder builds as the target's own storage (a date is an int32, a
     timestamp an int64: reinterpreted, not converted), else None."""
     try:
-        schema = json.loads(schema_json)
+        schema = load_schema(schema_json)
         target = avro_to_arrow_schema(schema)
         fields = schema["fields"]
-    except (ValueError, KeyError, TypeError, UnsupportedAvroType):
+    except (ValueError, KeyError, TypeError, AttributeError, UnsupportedAvroType):  # BoundError is a ValueError
         return None
     specs = []
     for f, tf in zip(fields, target):
@@ -212,8 +260,7 @@ def _decode_flat(content, flat: tuple[tuple, pa.Schema], columns) -> pa.Table:
     if len(content) < _PREFIX:
         raise ColumnarDecodeError("content shorter than its prefix")
     count = int.from_bytes(content[4:8], "big", signed=True)
-    if count < 0:
-        raise ColumnarDecodeError("negative record count")
+    _check_count(count, len(content) - _PREFIX, 0)
     wanted = None if columns is None else set(columns)
     keep = [wanted is None or f.name in wanted for f in target]
     try:
