@@ -2,7 +2,7 @@
 
 Hudi's Java reader trusts a block's writer schema and counts (Avro's ``BinaryDecoder`` only caps a
 collection at ``Integer.MAX_VALUE - 8`` items, ``org.apache.avro.limits.collectionItems.maxLength``). A
-block here may come from anyone who can write the table folder (docs/security_decoding.md), so:
+block here may come from anyone who can write the table folder (docs/security.md, "Decoding untrusted bytes"), so:
 
 * **Schema depth.** A writer schema (the SCHEMA header) may nest at most ``MAX_SCHEMA_DEPTH`` JSON levels
   (objects and arrays; a nested record costs about four: its field list, the field, a union, the record).
