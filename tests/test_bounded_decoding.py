@@ -1,6 +1,6 @@
 """Decoders bound their work and memory by the bytes they are given (hudi_log/format/content/bounds.py,
-docs/security.md, "Decoding untrusted bytes"): each hostile input the fuzzer found is a ContentError naming the file, the
-offset and the field, fast and small. Blocks give back their own bytes and hold no file open."""
+docs/security.md, "Decoding untrusted bytes"): each hostile input the fuzzer found is a ContentError naming the
+file, the offset and the field, fast and small. Blocks give back their own bytes and hold no file open."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A fixed-seed slice of the full fuzzer (tools/fuzz, docs/security.md, "Decoding untrusted bytes"): framing, raw content and
-SCHEMA damage and damaged tables through every public decode path, in a worker subprocess, with 0 untyped
-exceptions, no abort, no hang. The long run is ``python -m tools.fuzz --iterations 1000000 --jobs 1``."""
+"""A fixed-seed slice of the full fuzzer (tools/fuzz, docs/security.md, "Decoding untrusted bytes"): framing, raw
+content and SCHEMA damage and damaged tables through every public decode path, in a worker subprocess, with 0
+untyped exceptions, no abort, no hang. The long run is ``python -m tools.fuzz --iterations 1000000 --jobs 1``."""
 
 from __future__ import annotations
 
