@@ -430,6 +430,21 @@ class _TextReader:
 
 
 # ---- operations that differ by kind -------------------------------------------------------------
+def _synced_temp(path: Path, data: bytes) -> Path:
+    """``data`` in a new temp file beside ``path``, fsynced; a half-written one is removed (a full disk) and the
+    error names ``path``."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        raise naming(e, path)
+    return tmp
+
+
 def write_replace(path: AnyPath, data: bytes) -> None:
     """Write a whole small file, replacing any earlier one, so a reader sees the old or the new bytes.
 
@@ -437,12 +452,8 @@ def write_replace(path: AnyPath, data: bytes) -> None:
     if isinstance(path, RemotePath):
         path.write_bytes(data)
         return
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = _synced_temp(path, data)
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as e:
         tmp.unlink(missing_ok=True)  # no half-written leftover (and the space back, when the disk is full)
@@ -464,12 +475,9 @@ def create_new(path: AnyPath, data: bytes = b"") -> None:
             raise FileExistsError(errno.EEXIST, "file exists", str(path))
         path.write_bytes(data)
         return
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = None
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        tmp = _synced_temp(path, data)
         try:
             os.link(tmp, path)
             return
@@ -481,7 +489,8 @@ def create_new(path: AnyPath, data: bytes = b"") -> None:
     except BaseException as e:
         raise naming(e, path)
     finally:
-        tmp.unlink(missing_ok=True)  # a half-written temp file never stays (a full disk)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # no hard links here
     try:
         with os.fdopen(fd, "wb") as f:

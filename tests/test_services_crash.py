@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +33,8 @@ from hudi_log.table.write.client import write_table
 hudi = pytest.importorskip("hudi")
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+import writers  # noqa: E402  (tests/writers.py: crash helpers)
+
 SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
 #: another writer may be live; a lock its killed holder left is taken over once 0.6 s old
 OCC = {"hoodie.write.concurrency.mode": "OPTIMISTIC_CONCURRENCY_CONTROL",
@@ -125,18 +124,8 @@ def command(service: str, base: Path, extra: dict) -> list[str]:
 
 
 def kill_midway(hold: str, args: list[str]) -> None:
-    """Run ``hudi-log ARGS`` in a subprocess and SIGKILL it where ``hold`` stops it."""
-    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    p = subprocess.Popen([sys.executable, "-c", HELD, hold, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=env)
-    try:
-        said = p.stdout.readline().strip()
-        assert said == "holding", (said, p.stderr.read() if p.poll() is not None else "")
-    finally:
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait(timeout=60)
-        p.stdout.close()
-        p.stderr.close()
+    """Run ``hudi-log ARGS`` in a subprocess and SIGKILL it where ``hold`` stops it (:data:`HELD`)."""
+    writers.kill_midway(HELD, hold, args)
 
 
 def pending_of(base: Path, service: str):

@@ -13,10 +13,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -37,7 +34,8 @@ from hudi_log.table.write.upgrade import UpgradeDowngradeError, change_table_ver
 hudi = pytest.importorskip("hudi")
 from hudi_rs_oracle import hudi_rs_rows  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+import writers  # noqa: E402  (tests/writers.py: crash helpers)
+
 SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()), ("part", pa.string())])
 
 
@@ -270,17 +268,8 @@ main(argv, prog_name="hudi-log")
 
 
 def kill_midway(hold: str, args: list[str]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    p = subprocess.Popen([sys.executable, "-c", HELD, hold, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=env)
-    try:
-        said = p.stdout.readline().strip()
-        assert said == "holding", (said, p.stderr.read() if p.poll() is not None else "")
-    finally:
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait(timeout=60)
-        p.stdout.close()
-        p.stderr.close()
+    """Run ``hudi-log ARGS`` in a subprocess and SIGKILL it where ``hold`` stops it (:data:`HELD`)."""
+    writers.kill_midway(HELD, hold, args)
 
 
 @pytest.mark.slow
