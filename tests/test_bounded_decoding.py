@@ -337,3 +337,17 @@ def test_zero_width_fields_times_records_are_bounded():
     bad = _block(_file(json.dumps(schema), _content([b""] * (bounds.MAX_ZERO_WIDTH_VALUES // 2000 + 1))))
     with pytest.raises(ContentError, match="values that take no bytes"):
         bad.records()
+
+
+def test_a_log_data_block_of_no_records_leaves_the_base_rows(tmp_path):
+    """Fuzzer finding (full engine, seed 36, input 7670): a table's log file whose data block's record count was
+    damaged to 0; the merge took winners from an empty log (ArrowIndexError). Replayed here, read_table must give
+    rows or a HudiLogError, lenient and strict."""
+    import random
+
+    from tools.fuzz import harness, tables
+
+    seeds = tables.build_tables(str(tmp_path / "seed"))
+    m = tables.mutate_table(harness.RandomChooser(random.Random("36:7670")), seeds, str(tmp_path))
+    assert m.ops == ["int4@766"] and ".log." in m.file
+    assert tables.check_table(m) == []

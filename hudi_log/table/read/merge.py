@@ -170,6 +170,7 @@ def merge_slice(base: pa.Table | TwoStepBase | None, scanner: MergedLogScanner, 
                 _ROW: _arange(rows, n)}))
             rows += n
         pos += n
+    entries = [t for t in entries if t.num_rows]  # a block of no records (a damaged count) changes nothing
     if not entries:
         return _full(base, out) if base is not None else _select(schema.empty_table(), out)
     e = pa.concat_tables(entries)
