@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("timeline", ("hudi_log.table.timeline",)),
     ("concurrency", ("hudi_log.table.concurrency",)),
     ("schema and view", ("hudi_log.table.schema", "hudi_log.table.view", "hudi_log.table.metadata_files")),
+    ("metadata table", ("hudi_log.table.metadata",)),
     ("read", ("hudi_log.table.read",)),
     ("services", ("hudi_log.table.services",)),
     ("write", ("hudi_log.table.write",)),

@@ -202,10 +202,17 @@ def _queued_blocks(log_files) -> list:
     return queue
 
 
-def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str, dict], dict]:
-    """The merged records of the ``files`` partition (key -> record) and facts about the slice read."""
+def read_partition_records(table_path, partition: str, as_of: str | None = None, merge=None,
+                           keys=None) -> tuple[dict[str, dict], dict]:
+    """The merged records of the metadata table's ``partition`` (key -> ``HoodieMetadataRecord`` as a dict)
+    and facts about the slices read (``valid_instants``, ``slices``). ``merge(old, new)`` combines two records
+    of one key (``HoodieMetadataPayload``'s rule for the partition's record type; default: the later one
+    wins). ``keys``: only these keys are kept (a lookup). Every partition is read the same way: the latest
+    slice of each file group, base HFile then log blocks of valid, committed instants."""
     from .view.file_system_view import FileSystemView
 
+    merge = merge or (lambda old, new: new)
+    wanted = None if keys is None else set(keys)
     root = metadata_path(table_path)
     data_props = read_properties(table_path)
     data = Timeline(table_path, data_props)
@@ -214,7 +221,7 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
     valid = valid_instants(data, meta, as_of)
     committed = _committed_in(meta)
     view = FileSystemView(root, mprops, meta)
-    groups = view.file_groups.get(FILES_PARTITION, [])
+    groups = view.file_groups.get(partition, [])
     records: dict[str, dict] = {}
     facts = {"valid_instants": valid, "slices": []}
     for g in groups:
@@ -226,10 +233,11 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
                 and not s.base_instant.startswith(SOLO_COMMIT_PREFIX):
             # the base file holds every record merged up to its compaction: no earlier state can be had from it
             raise MetadataFilesError(s.base_file.path, f"the metadata table was compacted at {s.base_instant}, after "
-                                     f"{as_of}: its listing as of {as_of} is gone (list storage instead)")
+                                     f"{as_of}: its state as of {as_of} is gone (list storage instead)")
         if s.base_file is not None:
             for rec in _base_records(s.base_file.path):
-                records[rec["key"]] = _merge(records.get(rec["key"]), rec)
+                if wanted is None or rec["key"] in wanted:
+                    records[rec["key"]] = merge(records.get(rec["key"]), rec)
         try:
             for block in _queued_blocks(s.log_files):
                 if block.instant_time not in valid or not committed(block.instant_time):
@@ -239,10 +247,16 @@ def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str
                         records.pop(d.record_key, None)
                     continue
                 for rec in block.records():
-                    records[rec["key"]] = _merge(records.get(rec["key"]), rec)
+                    if wanted is None or rec["key"] in wanted:
+                        records[rec["key"]] = merge(records.get(rec["key"]), rec)
         except ContentError as e:
-            raise MetadataFilesError(root / FILES_PARTITION, f"metadata log unreadable: {e}") from e
+            raise MetadataFilesError(root / partition, f"metadata log unreadable: {e}") from e
     return records, facts
+
+
+def read_files_partition(table_path, as_of: str | None = None) -> tuple[dict[str, dict], dict]:
+    """The merged records of the ``files`` partition (key -> record) and facts about the slice read."""
+    return read_partition_records(table_path, FILES_PARTITION, as_of, merge=_merge)
 
 
 def _live(rec: dict) -> dict[str, int]:
