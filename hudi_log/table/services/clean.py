@@ -63,6 +63,7 @@ from ..timeline.timeline import CLEAN, REPLACE_COMMIT, WRITE_ACTIONS, Instant, T
 from ..timeline.writer import format_instant
 from ..timeline.writer import TimelineWriter
 from ..timeline.clean_plan import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA  # noqa: F401 (archive.py imports them here)
+from ..timeline.clean_plan import earliest_commit_to_retain  # noqa: F401 (part of this module's API)
 
 KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS = (
     "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS")
@@ -161,19 +162,6 @@ class CleanPlan:
         e = r.get("earliestInstantToRetain")
         return cls(instant, e and Instant(e.get("timestamp", ""), e.get("action", ""), e.get("state", "COMPLETED")),
                    r.get("lastCompletedCommitTimestamp") or "", files, r.get("policy") or POLICY)
-
-
-def earliest_commit_to_retain(timeline: Timeline, retain_commits: int) -> Instant | None:
-    """``CleanerUtils.getEarliestCommitToRetain`` for KEEP_LATEST_COMMITS."""
-    completed = timeline.completed_commits()
-    if len(completed) <= retain_commits:
-        return None
-    nth = completed[len(completed) - retain_commits]
-    pending = [i for i in timeline.pending() if i.action in WRITE_ACTIONS]
-    if pending and nth.sort_key() > pending[0].sort_key():
-        before = [i for i in completed if i.requested_time < pending[0].requested_time]
-        return before[-1] if before else None
-    return nth
 
 
 def _now(utc: bool) -> datetime.datetime:

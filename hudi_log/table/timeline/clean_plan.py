@@ -1,8 +1,11 @@
 """The clean instant's Avro records on the timeline: ``HoodieCleanerPlan`` (``{ts}.clean.requested`` and
 ``.inflight``) and ``HoodieCleanMetadata`` (the completed ``clean``), after the ``.avsc`` files of
 ``hudi-common/src/main/avro`` (field names, order and defaults). Here, below the services and the metadata
-layer, because the data table's clean and the metadata table's own clean both write them.
+layer, because the data table's clean and the metadata table's own clean both write them; and the
+KEEP_LATEST_COMMITS policy's earliest commit to retain, which both compute.
 """
+
+from .timeline import WRITE_ACTIONS, Instant, Timeline
 
 _STR_MAP = ["null", {"type": "map", "values": "string"}]
 CLEANER_PLAN_SCHEMA = {
@@ -53,3 +56,16 @@ CLEAN_METADATA_SCHEMA = {
         {"name": "extraMetadata", "type": _STR_MAP, "default": None},
     ],
 }
+
+
+def earliest_commit_to_retain(timeline: Timeline, retain_commits: int) -> Instant | None:
+    """``CleanerUtils.getEarliestCommitToRetain`` for KEEP_LATEST_COMMITS."""
+    completed = timeline.completed_commits()
+    if len(completed) <= retain_commits:
+        return None
+    nth = completed[len(completed) - retain_commits]
+    pending = [i for i in timeline.pending() if i.action in WRITE_ACTIONS]
+    if pending and nth.sort_key() > pending[0].sort_key():
+        before = [i for i in completed if i.requested_time < pending[0].requested_time]
+        return before[-1] if before else None
+    return nth
