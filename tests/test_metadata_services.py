@@ -1,0 +1,235 @@
+"""The metadata table's own services (hudi_log.table.metadata.services): on copies of the corpus's Java-written
+metadata tables, a forced compaction leaves every partition's merged records, the files listing and the
+data table's rows unchanged and writes base HFiles laid out as Java's; Java's scheduling rule says "compact"
+exactly where Java compacted; clean removes exactly the slices Java's policy removes; a rolled-back
+deltacommit's records are gone."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import types
+import zlib
+from pathlib import Path
+
+import fastavro
+import pytest
+
+from hudi_log.format.content.hfile import read_hfile
+from hudi_log.format.content.hfile_grammar import parse_body, parse_layout
+from hudi_log.table import metadata_files as mf
+from hudi_log.table import read_table
+from hudi_log.table.metadata import services as S
+from hudi_log.table.metadata import services_clean as C
+from hudi_log.table.properties import read_properties
+from hudi_log.table.timeline.timeline import Timeline
+from hudi_log.table.view.file_system_view import FileSystemView
+
+TABLES = ["quickstart_trips_table_mor_avro_v8_trips_8i3u1d", "sample_table_cow_v9_timebasedkeygen_epochmillis",
+          "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle", "sample_table_mor_avro_v9_txns_simple_meta"]
+TXNS = "sample_table_mor_avro_v9_txns_simple_meta"
+BASE_RE = re.compile(r"^(?P<fid>[^_]+)_(?P<token>\d+-\d+-\d+)_(?P<instant>\d{17})\.hfile$")
+
+
+def _copy(corpus_tables, tmp_path, name) -> Path:
+    src = corpus_tables[name]
+    return Path(shutil.copytree(src, tmp_path / src.name))
+
+
+def _meta(root: Path) -> Timeline:
+    mroot = mf.metadata_path(root)
+    return Timeline(mroot, read_properties(mroot))
+
+
+def _partitions(root: Path) -> list[str]:
+    mroot = mf.metadata_path(root)
+    return sorted(p.name for p in mroot.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _records(root: Path) -> dict:
+    return {p: mf.read_partition_records(root, p, merge=mf.merge_rule(p))[0] for p in _partitions(root)}
+
+
+def _rows(root: Path) -> list[dict]:
+    return sorted(read_table(root).to_pylist(), key=lambda r: (r["_hoodie_partition_path"], r["_hoodie_record_key"]))
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_forced_compaction_keeps_every_record_and_writes_java_base_files(corpus_tables, tmp_path, name):
+    root = _copy(corpus_tables, tmp_path, name)
+    mroot = mf.metadata_path(root)
+    java_bases = {p: p.name for p in mroot.glob("*/*.hfile")}
+    java_keys = {frozenset(read_hfile(p.read_bytes()).file_info) for p in java_bases}
+    before, rows = _records(root), _rows(root)
+    assert any(before.values())
+
+    done = S.run_table_services(root, {S.MAX_DELTA_COMMITS: "0"})
+
+    assert len(done) == 1 and done[0].startswith("compacted the metadata table at "), done
+    instant = done[0].split()[-4]
+    assert _records(root) == before
+    assert mf.compare_with_storage(root) == []
+    assert _rows(root) == rows
+    # the timeline: plan requested, empty inflight, completed as a commit
+    meta = _meta(root)
+    commit = next(i for i in meta.completed() if i.requested_time == instant)
+    assert commit.action == "commit"
+    folder = meta.folder
+    assert (folder / f"{instant}.compaction.inflight").read_bytes() == b""
+    plan = next(fastavro.reader((folder / f"{instant}.compaction.requested").open("rb")))
+    assert plan["version"] == 2 and plan["operations"]
+    md = meta.commit_metadata(commit)
+    assert md["compacted"] is True and md["operationType"] == "COMPACT"
+    written = {s["path"] for ss in md["partitionToWriteStats"].values() for s in ss}
+    new = sorted(p for p in mroot.glob(f"*/*_{instant}.hfile"))
+    assert {f"{p.parent.name}/{p.name}" for p in new} == written
+    assert len(new) == len(plan["operations"])
+    for p in new:
+        m = BASE_RE.match(p.name)
+        assert m and m["instant"] == instant
+        data = p.read_bytes()
+        hf = read_hfile(data)
+        assert frozenset(hf.file_info) in java_keys  # Java's file info keys, none more, none fewer
+        assert hf.file_info["schema"] and hf.file_info["bloomFilterTypeCode"] == b"DYNAMIC_V0"
+        keys = [r.key for r in hf.records]
+        assert keys == sorted(keys, key=lambda k: k.encode("utf-16-be"))
+        # the generated Kaitai codec reads the same cells and the bloom filter meta block
+        layout = parse_layout(data)
+        cells = [c.key.row_text for b in layout.blocks if b.magic == "DATABLK*"
+                 for c in parse_body("DATABLK*", zlib.decompress(b.payload, 31)).cells]
+        assert cells == keys
+        assert [b.magic for b in layout.blocks].count("METABLKc") == 1
+    # a further run has nothing more to do
+    assert S.run_table_services(root, {S.MAX_DELTA_COMMITS: "0"}) == []
+
+
+def _started_writes(root: Path) -> list[str]:
+    """Data instants a writer started (Java runs the metadata services then): not compactions, clusterings
+    or indexing, which table services run."""
+    data = Timeline(root, read_properties(root))
+    out = []
+    for i in data.instants:
+        t = i.requested_time
+        if any((data.folder / f"{t}.{a}.requested").exists() for a in ("compaction", "clustering", "indexing")):
+            continue
+        if i.action in ("commit", "deltacommit", "replacecommit"):
+            out.append(t)
+    return out
+
+
+@pytest.mark.parametrize("name", ["quickstart_trips_table_mor_avro_v8_trips_8i3u1d", TXNS])
+def test_the_scheduling_rule_says_compact_where_java_compacted(corpus_tables, name):
+    root = corpus_tables[name]
+    meta = _meta(root)
+    compactions = [i.requested_time for i in meta.completed() if i.action == "commit"]
+    assert compactions  # both tables were compacted by Java
+    due_at = []
+    for t in _started_writes(root):
+        # the metadata timeline as it stood when the write at t started
+        seen = [i for i in meta.instants if (i.completion_time or i.requested_time) < t]
+        state = types.SimpleNamespace(instants=seen, completed=lambda seen=seen: [i for i in seen if i.is_completed])
+        if S.compaction_due(state, S.DEFAULT_MAX_DELTA_COMMITS):
+            due_at.append(t)
+    # each compaction was requested right after the write it ran for started, and only there
+    expected = [max(t for t in _started_writes(root) if t < c) for c in compactions]
+    assert due_at == expected, (due_at, expected)
+    if name == TXNS:
+        assert due_at == ["20260307162612542"] and compactions == ["20260307162612567"]
+        state = types.SimpleNamespace(instants=meta.instants, completed=meta.completed)
+        assert len(S.deltacommits_since_last_compaction(state)) == 7
+
+
+def test_compaction_instant_time_rules(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    data, meta = Timeline(root, read_properties(root)), _meta(root)
+    latest_delta = [i for i in meta.completed() if i.action == "deltacommit"][-1].requested_time
+    # version 6: the latest deltacommit's time and 001
+    assert S.compaction_instant_time(root, data, meta, 6) == latest_delta + "001"
+    # version 9: a new time, after everything on both timelines
+    t = S.compaction_instant_time(root, data, meta, 9)
+    assert t > max(i.completion_time or i.requested_time for i in meta.instants + data.instants)
+    # a data instant pending but completed on the metadata table: one millisecond before it
+    done = next(data.folder.glob("20260307162620509_*.deltacommit"))
+    done.unlink()
+    data = Timeline(root, read_properties(root))
+    assert S.compaction_instant_time(root, data, meta, 9) == "20260307162620508"
+    assert S.compaction_instant_time(root, data, meta, 6) is None  # 0.14's guard: no compaction then
+
+
+def test_clean_removes_the_slices_java_keeps_no_longer(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    mroot = mf.metadata_path(root)
+    props = read_properties(mroot)
+    compacted = "20260307162612567"
+    view = FileSystemView(mroot, props, _meta(root))
+    # what Java's KEEP_LATEST_COMMITS with 2 retained removes here: every slice older than the compaction's
+    expected = set()
+    for part in view.partitions:
+        for g in view.file_groups[part]:
+            if any(s.base_instant == compacted for s in g.slices):
+                for s in g.slices:
+                    if s.base_instant < compacted:
+                        expected |= {f.path.name for f in ([s.base_file] if s.base_file else []) + s.log_files}
+    assert expected
+    before = _records(root)
+    assert C.clean_if_necessary(root, {C.RETAINED_OPTION: "20"}) == []  # 20 retained: nothing old enough
+    lines = C.clean_if_necessary(root, {C.RETAINED_OPTION: "2"})
+    assert len(lines) == 1 and lines[0].startswith("cleaned the metadata table at ")
+    remaining = {p.name for p in mroot.glob("*/*") if p.is_file()}
+    assert not (expected & remaining)
+    meta = _meta(root)
+    clean = [i for i in meta.completed() if i.action == "clean"]
+    assert len(clean) == 1
+    md = meta.commit_metadata(clean[0])
+    assert {f for m in md["partitionMetadata"].values() for f in m["successDeleteFiles"]} == expected
+    assert _records(root) == before and mf.compare_with_storage(root) == []
+    assert C.clean_if_necessary(root, {C.RETAINED_OPTION: "2"}) == []
+
+
+def test_no_clean_right_after_a_compaction(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, "sample_table_cow_v9_timebasedkeygen_epochmillis")
+    S.run_table_services(root, {S.MAX_DELTA_COMMITS: "0"})
+    assert C.too_soon_after_compaction(_meta(root))
+    assert C.clean_if_necessary(root, {C.RETAINED_OPTION: "1"}) == []
+
+
+def test_rollback_of_a_metadata_deltacommit_leaves_its_records_out(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    mroot = mf.metadata_path(root)
+    target, previous = "20260307162620509", "20260307162619269"
+    parts = [p for p in _partitions(root) if p != "secondary_index_txn_date_idx"]  # built at a later instant
+    expected = {p: mf.read_partition_records(root, p, as_of=previous, merge=mf.merge_rule(p))[0] for p in parts}
+    latest = {p: mf.read_partition_records(root, p, merge=mf.merge_rule(p))[0] for p in parts}
+    assert expected != latest  # the instant changed something
+    written = [p for p in mroot.glob(f"*/.*_{target}.log.*")]
+    assert written
+
+    S.rollback_metadata_instant(root, target, "20260307162700000")
+
+    assert not any(p.exists() for p in written)
+    assert {p: mf.read_partition_records(root, p, merge=mf.merge_rule(p))[0] for p in parts} == expected
+    meta = _meta(root)
+    assert not [i for i in meta.instants if i.requested_time == target]
+    rb = next(i for i in meta.completed() if i.action == "rollback")
+    assert rb.requested_time == "20260307162700000"
+    assert meta.commit_metadata(rb)["commitsRollback"] == [target]
+    # nothing at that instant any more: a second call does nothing
+    S.rollback_metadata_instant(root, target, "20260307162700001")
+    assert len([i for i in _meta(root).instants if i.action == "rollback"]) == 1
+
+
+def test_rollback_before_the_latest_compaction_is_refused(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    files = sorted(p.name for p in mf.metadata_path(root).rglob("*"))
+    with pytest.raises(S.MetadataServiceError, match="restore"):
+        S.rollback_metadata_instant(root, "20260307162611195", "20260307162700000")
+    assert sorted(p.name for p in mf.metadata_path(root).rglob("*")) == files  # nothing changed
+
+
+def test_a_failed_metadata_deltacommit_is_rolled_back_first(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    meta = _meta(root)
+    next(meta.folder.glob("20260307162620509_*.deltacommit")).unlink()  # the deltacommit never completed
+    assert S.rollback_failed_deltacommits(root) == ["20260307162620509"]
+    assert not list(mf.metadata_path(root).glob("*/.*_20260307162620509.log.*"))
+    assert S.rollback_failed_deltacommits(root) == []
