@@ -50,7 +50,7 @@ from typing import Mapping
 import fastavro
 
 from ...format.content.bloom import DYNAMIC_V0, BloomFilter, BloomOptions, java_min_max
-from ...format.content.hfile_writer import build_hfile
+from ...format.content.hfile_writer import build_hfile, java_hash_map_order
 from ...format.content.hfile_grammar import layout_bytes
 from ...format.content.hfile import HFileError, read_hfile
 from ...format.grammar import BlockType
@@ -59,7 +59,7 @@ from ...paths import create_new
 from ...errors import ContentError
 from ..errors import TableError
 from ..metadata_files import (
-    SOLO_COMMIT_PREFIX, _queued_blocks, metadata_path, merge_rule, valid_instants,
+    FILES_PARTITION, SOLO_COMMIT_PREFIX, _queued_blocks, metadata_path, merge_rule, valid_instants,
 )
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
@@ -67,6 +67,7 @@ from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, ROLLBACK, Instant, Timeline
 from ..timeline.writer import TimelineWriter, format_instant
 from ..view.file_system_view import FileSystemView
+from .listing_order import listing_order
 
 MAX_DELTA_COMMITS = "hoodie.metadata.compact.max.delta.commits"
 DEFAULT_MAX_DELTA_COMMITS = 10  # HoodieMetadataConfig.COMPACT_NUM_DELTA_COMMITS
@@ -82,6 +83,7 @@ KEY_BLOOM_TYPE = "bloomFilterTypeCode"
 KEY_MIN_RECORD = "minRecordKey"
 KEY_MAX_RECORD = "maxRecordKey"
 BLOOM_META_BLOCK = "bloomFilter"
+FILE_NAME_FIELD = "_hoodie_file_name"
 
 
 class MetadataServiceError(TableError):
@@ -243,6 +245,11 @@ class _Merged:
     log_keys: set = field(default_factory=set)
     deleted: set = field(default_factory=set)
     base_keys: tuple = ()
+    histories: dict = field(default_factory=dict)
+    """files partition: key -> (base record's (name, isDeleted) entries or None, each log record's)"""
+
+    def listing_orders(self) -> dict[str, list[str]]:
+        return {k: listing_order(b, logs) for k, (b, logs) in self.histories.items()}
 
 
 def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _Merged:
@@ -264,6 +271,9 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
             rec["key"] = cell.key
             records[cell.key] = merge(records.get(cell.key), rec)
     out = _Merged(records, schema or "", base_keys=tuple(records))
+    track = op.partition == FILES_PARTITION
+    if track:
+        out.histories = {k: (_entries(r), []) for k, r in records.items()}
     from ..view.file_system_view import parse_log_file_name
 
     logs = [parse_log_file_name(folder / n) for n in op.log_files]
@@ -279,8 +289,9 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
                 for d in block.deletes():
                     out.log_records += 1
                     out.log_keys.add(d.record_key)
-                    if records.pop(d.record_key, None) is not None or d.record_key not in records:
-                        out.deleted.add(d.record_key)
+                    records.pop(d.record_key, None)
+                    out.deleted.add(d.record_key)
+                    out.histories.pop(d.record_key, None)
                 continue
             schema = block.schema or schema
             parsed = _reader(block.schema)
@@ -291,6 +302,8 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
                 out.log_keys.add(cell.key)
                 out.deleted.discard(cell.key)
                 records[cell.key] = merge(records.get(cell.key), rec)
+                if track:
+                    out.histories.setdefault(cell.key, (None, []))[1].append(_entries(rec))
     except ContentError as e:
         raise MetadataServiceError(folder, f"metadata log unreadable: {e}") from e
     out.deleted -= set(records)
@@ -298,17 +311,36 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
     return out
 
 
-def base_hfile_bytes(records: Mapping[str, dict], schema: str, table_version: int) -> bytes:
-    """A metadata base HFile of ``records`` as Java's ``HoodieAvroHFileWriter`` writes it (module docstring)."""
-    parsed = fastavro.parse_schema(json.loads(schema))
+def _entries(rec: dict) -> list[tuple[str, bool]]:
+    return [(n, bool((i or {}).get("isDeleted"))) for n, i in (rec.get("filesystemMetadata") or {}).items()]
+
+
+def base_hfile_bytes(records: Mapping[str, dict], schema: str, table_version: int, file_name: str | None = None,
+                     orders: Mapping[str, list[str]] | None = None, create_time_ms: int | None = None) -> bytes:
+    """A metadata base HFile of ``records`` as Java's ``HoodieAvroHFileWriter`` writes it (module docstring).
+    Where the schema has Hudi's meta fields, Java's compaction fills ``_hoodie_file_name`` with the new file's
+    name and leaves the others null. ``orders``: each ``files`` record's file names in Java's order
+    (:mod:`.listing_order`; else a ``HashMap``'s order of the names as merged)."""
+    schema_dict = json.loads(schema)
+    parsed = fastavro.parse_schema(schema_dict)
+    meta = {f["name"]: None for f in schema_dict.get("fields", []) if f["name"].startswith("_hoodie_")}
+    if FILE_NAME_FIELD in meta:
+        meta[FILE_NAME_FIELD] = file_name
     keys = sorted(records, key=lambda k: k.encode("utf-16-be", "surrogatepass"))  # Java's String order
     cells = []
     buf = io.BytesIO()
     for k in keys:
+        rec = records[k]
+        listing = rec.get("filesystemMetadata")
+        if isinstance(listing, dict):  # Java serializes its HashMap in the map's own iteration order
+            known = (orders or {}).get(k)
+            names = [n for n in known if n in listing] + [n for n in listing if n not in set(known)] if known \
+                else java_hash_map_order(list(listing))
+            rec = {**rec, "filesystemMetadata": {n: listing[n] for n in names}}
         buf.seek(0)
         buf.truncate()
         try:
-            fastavro.schemaless_writer(buf, parsed, {**records[k], "key": ""})  # Hudi blanks the key in values
+            fastavro.schemaless_writer(buf, parsed, {**rec, **meta, "key": ""})  # Hudi blanks the key
         except Exception as e:
             raise MetadataServiceError(k, f"a merged metadata record does not fit its schema: {e}") from e
         cells.append((k, buf.getvalue()))
@@ -320,7 +352,7 @@ def base_hfile_bytes(records: Mapping[str, dict], schema: str, table_version: in
     info = [(KEY_SCHEMA, schema.encode("utf-8")), (KEY_BLOOM_TYPE, DYNAMIC_V0.encode()),
             (KEY_MIN_RECORD, mm[0].encode("utf-8")), (KEY_MAX_RECORD, mm[1].encode("utf-8"))]
     layout = build_hfile(cells, file_info=info, meta_blocks={BLOOM_META_BLOCK: bloom.serialize().encode()},
-                         create_time_ms=int(time.time() * 1000))
+                         create_time_ms=create_time_ms if create_time_ms is not None else int(time.time() * 1000))
     return layout_bytes(layout)
 
 
@@ -347,18 +379,22 @@ def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | No
         return t in done or (start is not None and t < start)
 
     merged = [merge_slice(root, op, valid, committed) for op in ops]
+    if data_props.version < 9:  # Hudi 1.0 and 0.x write no base file for a slice that never held a record
+        kept = [(op, m) for op, m in zip(ops, merged) if op.base_file or m.log_records]
+        ops, merged = [op for op, _ in kept], [m for _, m in kept]
     # a slice holding only the empty delete block of its creation has no schema of its own: the table's
     schema = next((m.schema for m in reversed(merged) if m.schema), "")
-    if not schema:
+    if merged and not schema:
         raise MetadataServiceError(root, f"no writer schema in any planned slice at {instant} (no base file and no "
                                    "HFILE data block): nothing to write the records with")
-    files = [base_hfile_bytes(m.records, m.schema or schema, data_props.version) for m in merged]
+    names = [f"{op.file_id}_{make_write_token(n, 0, n)}_{instant}.hfile" for n, op in enumerate(ops)]
+    files = [base_hfile_bytes(m.records, m.schema or schema, data_props.version, name, m.listing_orders())
+             for m, name in zip(merged, names)]
     if new_plan:
         tw.requested(COMPACTION, instant, plan_bytes(ops))
     tw.inflight(COMPACTION, instant, b"")
     stats: dict[str, list[dict]] = {}
-    for n, (op, m, data) in enumerate(zip(ops, merged, files)):
-        name = f"{op.file_id}_{make_write_token(n, 0, n)}_{instant}.hfile"
+    for op, m, data, name in zip(ops, merged, files, names):
         path = root / op.partition / name
         try:
             create_new(path, data)
