@@ -281,3 +281,15 @@ def test_java_compactions_replayed_give_java_base_files(corpus_tables, name, ins
             assert ours == data, java.name
         compared += 1
     assert compared >= 10
+
+
+def test_archival_never_passes_the_data_tables_earliest_commit(corpus_tables):
+    from hudi_log.table.metadata.services_archive import metadata_instants_to_archive
+
+    root = corpus_tables[TXNS]
+    assert metadata_instants_to_archive(root) == []  # 21 kept, 31 at most: not due
+    due = metadata_instants_to_archive(root, {"hoodie.keep.min.commits": "1", "hoodie.keep.max.commits": "2"})
+    # due by count: all but the newest two; allowed: only what precedes the data table's first commit
+    first_data = Timeline(root, read_properties(root)).instants[0].requested_time
+    assert [i.requested_time for i in due] == [f"0000000000000000{n}" for n in range(5)]
+    assert all(i.requested_time < first_data for i in due)

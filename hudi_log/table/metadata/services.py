@@ -32,8 +32,8 @@ with every earlier data instant, in this order:
   ``bloomFilter`` meta block (DYNAMIC_V0, fpp 1e-9; 10,000 entries in Hudi 1.1's files, 60,000 in 1.0's).
   The timeline gets ``{t}.compaction.requested`` (the plan), an empty ``.inflight``, then a ``commit``
   (``compacted`` true, ``operationType`` COMPACT, one write stat per new file);
-* archival (:func:`archival_due`): Java's metadata archival keeps ``min/max commits to keep`` + 1 (21/31);
-  hudi-log reports when it would archive and leaves the timeline as it is (not done here).
+* archival (:mod:`.services_archive`): which instants Java would archive, under its metadata-table guards;
+  hudi-log reports them and leaves the timeline as it is (the archive writers sit in the services layer).
 
 :func:`rollback_metadata_instant` undoes one metadata deltacommit, as Java does when the data instant it
 mirrors is rolled back, and as the metadata writer does first for a failed (pending) deltacommit.
@@ -423,18 +423,12 @@ def _write_stat(root, op: CompactionOperation, m: _Merged, name: str, size: int)
     return stat
 
 
-def archival_due(meta: Timeline, data_props) -> bool:
-    """Whether Java's metadata archival would archive now: more completed instants than the data table's
-    ``hoodie.keep.max.commits`` + 1 (31 by default; ``createMetadataWriteConfig``)."""
-    keep_max = int(data_props.get("hoodie.keep.max.commits") or 30) + 1
-    return len(meta.completed()) > keep_max
-
-
 def run_table_services(table_path, options: Mapping | None = None, inflight_instant: str | None = None) -> list[str]:
     """What Java's metadata writer does when a data instant starts (``performTableServices``): a pending
     compaction run, clean, compaction when due (``options``: ``hoodie.metadata.compact.max.delta.commits``),
     archival's check. ``inflight_instant``: the data instant being started (not yet on the metadata table).
     Returns one line per action taken."""
+    from .services_archive import metadata_instants_to_archive
     from .services_clean import clean_if_necessary
 
     root = metadata_path(table_path)
@@ -466,9 +460,10 @@ def run_table_services(table_path, options: Mapping | None = None, inflight_inst
             if ops:
                 run_compaction(table_path, instant)
                 out.append(f"compacted the metadata table at {instant} ({len(ops)} file slices)")
-    meta = Timeline(root, props)
-    if archival_due(meta, data_props):
-        out.append("metadata archival due: not run by hudi-log (the timeline is left as it is)")
+    due = metadata_instants_to_archive(table_path, options)
+    if due:
+        out.append(f"metadata archival due for {len(due)} instants up to {due[-1].requested_time}: not written by "
+                   "hudi-log (the timeline is left as it is)")
     return out
 
 
