@@ -293,3 +293,25 @@ def test_archival_never_passes_the_data_tables_earliest_commit(corpus_tables):
     first_data = Timeline(root, read_properties(root)).instants[0].requested_time
     assert [i.requested_time for i in due] == [f"0000000000000000{n}" for n in range(5)]
     assert all(i.requested_time < first_data for i in due)
+
+
+def test_a_pending_metadata_compaction_is_run_from_its_plan_and_a_planted_one_refused(corpus_tables, tmp_path):
+    from hudi_log.containment import PathOutsideTableError
+
+    root = _copy(corpus_tables, tmp_path, "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle")
+    mroot = mf.metadata_path(root)
+    meta = _meta(root)
+    before = _records(root)
+    instant = S.compaction_instant_time(root, Timeline(root, read_properties(root)), meta, 9)
+    ops = S.plan_compaction(root, instant)
+    req = meta.folder / f"{instant}.compaction.requested"
+    planted = [S.CompactionOperation("../../..", ops[0].file_id, ops[0].base_instant, None, ops[0].log_files)]
+    req.write_bytes(S.plan_bytes(planted))
+    files = sorted(p.name for p in mroot.rglob("*"))
+    with pytest.raises(PathOutsideTableError):
+        S.run_table_services(root)
+    assert sorted(p.name for p in mroot.rglob("*")) == files  # nothing written
+    req.write_bytes(S.plan_bytes(ops))  # a run killed after its plan was requested
+    assert S.run_table_services(root) == [f"ran the pending metadata compaction {instant}"]
+    assert _records(root) == before and mf.compare_with_storage(root) == []
+    assert len(list(mroot.glob(f"*/*_{instant}.hfile"))) == len(ops)

@@ -64,6 +64,7 @@ from ..metadata_files import (
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION
+from ..timeline.pending import contained_slice
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, ROLLBACK, Instant, Timeline
 from ..timeline.writer import TimelineWriter, format_instant
 from ..view.file_system_view import FileSystemView
@@ -149,20 +150,23 @@ def _minus_one_milli(t: str) -> str:
     return format_instant(dt - datetime.timedelta(milliseconds=1))
 
 
-def compaction_instant_time(table_path, data: Timeline, meta: Timeline, table_version: int) -> str | None:
+def compaction_instant_time(table_path, data: Timeline, meta: Timeline, table_version: int,
+                            inflight_instant: str | None = None) -> str | None:
     """The metadata compaction's instant time by the table version's rule (module docstring), or None where
     Java would not compact now (version 6 with a pending data instant not later than the latest deltacommit,
-    or no completed deltacommit)."""
+    or no completed deltacommit). ``inflight_instant``: the data instant whose start runs the services (Java's
+    ``inFlightInstantTimestamp``), not counted as pending."""
     deltas = [i for i in meta.completed() if i.action == DELTA_COMMIT]
     if not deltas:
         return None
     latest = deltas[-1].requested_time
+    data_pending = [i for i in data.pending() if i.requested_time != inflight_instant]
     if table_version < FIRST_V8_TABLE_VERSION:
-        if any(i.requested_time <= latest for i in data.pending()):
+        if any(i.requested_time <= latest for i in data_pending):
             return None
         return latest + "001"
     meta_done = {i.requested_time for i in meta.completed()}
-    pending = [i.requested_time for i in data.pending() if i.requested_time in meta_done]
+    pending = [i.requested_time for i in data_pending if i.requested_time in meta_done]
     if pending:
         return _minus_one_milli(min(pending))
     root = metadata_path(table_path)
@@ -358,9 +362,10 @@ def base_hfile_bytes(records: Mapping[str, dict], schema: str, table_version: in
 
 # --- running a compaction -----------------------------------------------------------------------------------
 
-def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | None = None) -> Instant:
+def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | None = None, source=None) -> Instant:
     """Run (and, without ``ops``, first plan and request) the metadata compaction at ``instant``. Every slice
-    is merged and its base file laid out before anything is written, so bad input leaves the table as it was."""
+    is merged and its base file laid out before anything is written, so bad input leaves the table as it was.
+    ``ops`` read from a plan (``source``: its file) name their files through the containment rule."""
     root = metadata_path(table_path)
     props = read_properties(root)
     data_props = read_properties(table_path)
@@ -370,6 +375,9 @@ def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | No
         ops = plan_compaction(table_path, instant)
         if not ops:
             raise MetadataServiceError(root, f"nothing to compact at {instant}: no slice has log files")
+    where = source or f"metadata compaction plan {instant}"
+    for n, op in enumerate(ops):  # a planted plan is refused before anything is read or written
+        contained_slice(root, where, f"operations[{n}]", op.partition, op.file_id, op.base_file, op.log_files)
     meta = Timeline(root, props)
     valid = valid_instants(Timeline(table_path, data_props), meta)
     done = {i.requested_time for i in meta.completed()}
@@ -440,7 +448,7 @@ def run_table_services(table_path, options: Mapping | None = None, inflight_inst
     meta = Timeline(root, props)
     for inst in meta.pending_compactions():
         req = props.timeline_folder(root) / f"{inst.requested_time}.{COMPACTION}.requested"
-        run_compaction(table_path, inst.requested_time, read_plan(req))
+        run_compaction(table_path, inst.requested_time, read_plan(req), source=req)
         out.append(f"ran the pending metadata compaction {inst.requested_time}")
         meta = Timeline(root, props)
     if not [i for i in meta.completed() if i.action == DELTA_COMMIT]:
@@ -449,7 +457,7 @@ def run_table_services(table_path, options: Mapping | None = None, inflight_inst
     meta = Timeline(root, props)
     if compaction_due(meta, max_delta_commits(options)):
         data = Timeline(table_path, data_props)
-        instant = compaction_instant_time(table_path, data, meta, data_props.version)
+        instant = compaction_instant_time(table_path, data, meta, data_props.version, inflight_instant)
         if instant is None:
             out.append("metadata compaction due, not scheduled: a data instant before the latest metadata "
                        "deltacommit is pending")
@@ -491,21 +499,22 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
             raise MetadataServiceError(root, f"metadata deltacommit {instant} completed before the metadata "
                                        f"compaction {compactions[-1].requested_time}: restore the table instead")
     started = time.time()
-    partitions: dict[str, list[str]] = {}
-    full: dict[str, list] = {}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        from ..view.file_system_view import parse_base_file_name, parse_log_file_name
+    from ..view.file_system_view import parse_base_file_name, parse_log_file_name
 
+    groups: dict[tuple[str, str], list] = {}  # (partition, file id) -> the files written at ``instant``
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         for f in sorted(folder.iterdir()):
             parsed = parse_log_file_name(f, 0) if f.name.startswith(".") else parse_base_file_name(f, 0)
             if parsed is not None and parsed.instant == instant:
-                partitions.setdefault(folder.name, []).append(f.name)
-                full.setdefault(folder.name, []).append(f)
+                groups.setdefault((folder.name, parsed.file_id), []).append(f)
+    full: dict[str, list] = {}
+    for (part, _), fs in sorted(groups.items()):
+        full.setdefault(part, []).extend(fs)
     tw = TimelineWriter(root, props)
     plan = {"instantToRollback": {"commitTime": instant, "action": DELTA_COMMIT},
-            "RollbackRequests": [{"partitionPath": p, "fileId": "", "latestBaseInstant": instant,
-                                  "filesToBeDeleted": [str(f) for f in full[p]], "logBlocksToBeDeleted": None}
-                                 for p in sorted(full)]}
+            "RollbackRequests": [{"partitionPath": p, "fileId": fid, "latestBaseInstant": instant,
+                                  "filesToBeDeleted": [str(f) for f in fs], "logBlocksToBeDeleted": {}}
+                                 for (p, fid), fs in sorted(groups.items())]}
     tw.requested(ROLLBACK, rollback_instant, cm.rollback_plan_avro(plan))
     tw.inflight(ROLLBACK, rollback_instant, b"")
     for files in full.values():
@@ -517,7 +526,7 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
     tw.remove_pending(DELTA_COMMIT, instant)
     tw.complete(ROLLBACK, rollback_instant, {
         "startRollbackTime": rollback_instant, "timeTakenInMillis": int((time.time() - started) * 1000),
-        "totalFilesDeleted": sum(len(v) for v in partitions.values()), "commitsRollback": [instant],
+        "totalFilesDeleted": sum(len(v) for v in full.values()), "commitsRollback": [instant],
         "partitionMetadata": {p: {"partitionPath": p, "successDeleteFiles": [str(f) for f in full[p]],
                                   "failedDeleteFiles": [], "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}}
                               for p in sorted(full)},
