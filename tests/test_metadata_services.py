@@ -315,3 +315,21 @@ def test_a_pending_metadata_compaction_is_run_from_its_plan_and_a_planted_one_re
     assert S.run_table_services(root) == [f"ran the pending metadata compaction {instant}"]
     assert _records(root) == before and mf.compare_with_storage(root) == []
     assert len(list(mroot.glob(f"*/*_{instant}.hfile"))) == len(ops)
+
+
+def test_the_plan_is_javas(corpus_tables, tmp_path):
+    """txns_simple_meta's metadata compaction undone: hudi-log plans at its instant what Java planned."""
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    mroot = mf.metadata_path(root)
+    instant = "20260307162612567"
+    folder = _meta(root).folder
+    java = next(fastavro.reader((folder / f"{instant}.compaction.requested").open("rb")))
+    for f in [*folder.glob(f"{instant}*"), *mroot.glob(f"*/*_{instant}.hfile")]:
+        f.unlink()
+    ours = [op.to_record() for op in S.plan_compaction(root, instant)]
+
+    def key(r):
+        return r["partitionPath"], r["fileId"]
+
+    assert sorted(ours, key=key) == sorted(java["operations"], key=key)
+    assert [list(r["metrics"]) for r in ours] == [list(java["operations"][0]["metrics"])] * len(ours)

@@ -85,6 +85,7 @@ KEY_MIN_RECORD = "minRecordKey"
 KEY_MAX_RECORD = "maxRecordKey"
 BLOOM_META_BLOCK = "bloomFilter"
 FILE_NAME_FIELD = "_hoodie_file_name"
+_DEFAULT_MAX_FILE_MB = 120
 
 
 class MetadataServiceError(TableError):
@@ -204,10 +205,14 @@ def plan_compaction(table_path, instant: str) -> list[CompactionOperation]:
             if not logs:
                 continue
             size = sum(lf.size for lf in logs)
-            base_mb = (s.base_file.size if s.base_file else 0) // (1024 * 1024)
-            metrics = {"TOTAL_LOG_FILES": float(len(logs)), "TOTAL_IO_READ_MB": float(base_mb),
-                       "TOTAL_LOG_FILES_SIZE": float(size), "TOTAL_IO_WRITE_MB": float(base_mb),
-                       "TOTAL_IO_MB": float(2 * base_mb)}
+            # the unbounded strategy's metrics: a slice without a base file is costed at the default
+            # maximum file size (hoodie.parquet.max.file.size, 120 MB), in whole MB as Java divides
+            read_mb = (s.base_file.size if s.base_file else 0) // (1024 * 1024)
+            write_mb = read_mb if s.base_file else _DEFAULT_MAX_FILE_MB
+            values = {"TOTAL_LOG_FILES": float(len(logs)), "TOTAL_IO_MB": float(read_mb + write_mb),
+                      "TOTAL_IO_READ_MB": float(read_mb), "TOTAL_LOG_FILES_SIZE": float(size),
+                      "TOTAL_IO_WRITE_MB": float(write_mb)}
+            metrics = {k: values[k] for k in java_hash_map_order(list(values))}
             ops.append(CompactionOperation(part, g.file_id, s.base_instant,
                                            s.base_file.name if s.base_file else None,
                                            tuple(lf.name for lf in logs), metrics))
