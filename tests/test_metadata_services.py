@@ -333,3 +333,15 @@ def test_the_plan_is_javas(corpus_tables, tmp_path):
 
     assert sorted(ours, key=key) == sorted(java["operations"], key=key)
     assert [list(r["metrics"]) for r in ours] == [list(java["operations"][0]["metrics"])] * len(ours)
+
+
+def test_options_are_checked_and_a_table_without_a_metadata_table_is_left_alone(corpus_tables, tmp_path):
+    root = _copy(corpus_tables, tmp_path, "sample_table_cow_v9_timebasedkeygen_epochmillis")
+    for bad in ("ten", "-1"):
+        with pytest.raises(S.MetadataServiceError, match=S.MAX_DELTA_COMMITS):
+            S.run_table_services(root, {S.MAX_DELTA_COMMITS: bad})
+    with pytest.raises(S.MetadataServiceError, match=C.RETAINED_OPTION):
+        S.run_table_services(root, {C.RETAINED_OPTION: "0"})
+    assert S.run_table_services(root) == []  # 8 deltacommits: not due, nothing old enough to clean
+    plain = _copy(corpus_tables, tmp_path, "sample_table_cow_v9_txns_simple_nometa")
+    assert S.run_table_services(plain, {S.MAX_DELTA_COMMITS: "0"}) == []
