@@ -92,7 +92,8 @@ def test_forced_compaction_keeps_every_record_and_writes_java_base_files(corpus_
     written = {s["path"] for ss in md["partitionToWriteStats"].values() for s in ss}
     new = sorted(p for p in mroot.glob(f"*/*_{instant}.hfile"))
     assert {f"{p.parent.name}/{p.name}" for p in new} == written
-    assert len(new) == len(plan["operations"])
+    # Hudi 1.1 writes a base file per operation; 1.0 none for a slice that never held a record
+    assert len(new) == len(plan["operations"]) if "v9" in name else 0 < len(new) <= len(plan["operations"])
     for p in new:
         m = BASE_RE.match(p.name)
         assert m and m["instant"] == instant
@@ -311,7 +312,8 @@ def test_a_pending_metadata_compaction_is_run_from_its_plan_and_a_planted_one_re
     with pytest.raises(PathOutsideTableError):
         S.run_table_services(root)
     assert sorted(p.name for p in mroot.rglob("*")) == files  # nothing written
-    req.write_bytes(S.plan_bytes(ops))  # a run killed after its plan was requested
+    req.write_bytes(S.plan_bytes(ops))  # a run killed after its plan was requested and one base file written
+    (mroot / ops[0].partition / f"{ops[0].file_id}_0-0-0_{instant}.hfile").write_bytes(b"half")
     assert S.run_table_services(root) == [f"ran the pending metadata compaction {instant}"]
     assert _records(root) == before and mf.compare_with_storage(root) == []
     assert len(list(mroot.glob(f"*/*_{instant}.hfile"))) == len(ops)

@@ -232,8 +232,11 @@ def read_plan(path) -> list[CompactionOperation]:
 
 # --- merging one slice --------------------------------------------------------------------------------------
 
-def _reader(schema_json: str):
-    return fastavro.parse_schema(json.loads(schema_json))
+def _reader(schema_json: str | None, where):
+    try:
+        return fastavro.parse_schema(json.loads(schema_json or ""))
+    except Exception as e:  # bad JSON, or JSON that is no Avro schema
+        raise MetadataServiceError(where, f"no usable Avro writer schema: {e}") from e
 
 
 def _decode(value: bytes, parsed, where) -> dict:
@@ -274,7 +277,7 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
             schema = hf.file_info[KEY_SCHEMA].decode("utf-8")
         except (OSError, HFileError, KeyError, UnicodeDecodeError) as e:
             raise MetadataServiceError(path, f"metadata base file unreadable: {e}") from e
-        parsed = _reader(schema)
+        parsed = _reader(schema, path)
         for cell in hf.records:
             rec = _decode(cell.value, parsed, path)
             rec["key"] = cell.key
@@ -303,7 +306,7 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
                     out.histories.pop(d.record_key, None)
                 continue
             schema = block.schema or schema
-            parsed = _reader(block.schema)
+            parsed = _reader(block.schema, block.path)
             for cell in block.hfile().records:
                 rec = _decode(cell.value, parsed, block.path)
                 rec["key"] = cell.key
@@ -313,7 +316,7 @@ def merge_slice(root, op: CompactionOperation, valid: set[str], committed) -> _M
                 records[cell.key] = merge(records.get(cell.key), rec)
                 if track:
                     out.histories.setdefault(cell.key, (None, []))[1].append(_entries(rec))
-    except ContentError as e:
+    except (ContentError, OSError) as e:
         raise MetadataServiceError(folder, f"metadata log unreadable: {e}") from e
     out.deleted -= set(records)
     out.schema = schema or out.schema
@@ -392,6 +395,7 @@ def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | No
         return t in done or (start is not None and t < start)
 
     merged = [merge_slice(root, op, valid, committed) for op in ops]
+    planned = list(ops)
     if data_props.version < 9:  # Hudi 1.0 and 0.x write no base file for a slice that never held a record
         kept = [(op, m) for op, m in zip(ops, merged) if op.base_file or m.log_records]
         ops, merged = [op for op, _ in kept], [m for _, m in kept]
@@ -404,7 +408,11 @@ def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | No
     files = [base_hfile_bytes(m.records, m.schema or schema, data_props.version, name, m.listing_orders())
              for m, name in zip(merged, names)]
     if new_plan:
-        tw.requested(COMPACTION, instant, plan_bytes(ops))
+        tw.requested(COMPACTION, instant, plan_bytes(planned))
+    else:  # a killed run's base files of this instant, never committed (Java rolls the inflight back first)
+        for op in planned:
+            for left in (root / op.partition).glob(f"{op.file_id}_*_{instant}.hfile"):
+                left.unlink()
     tw.inflight(COMPACTION, instant, b"")
     stats: dict[str, list[dict]] = {}
     for op, m, data, name in zip(ops, merged, files, names):
@@ -412,8 +420,8 @@ def run_compaction(table_path, instant: str, ops: list[CompactionOperation] | No
         try:
             create_new(path, data)
         except FileExistsError:
-            raise MetadataServiceError(path, "exists already: an earlier run of this compaction left it (roll "
-                                       "the compaction back first)") from None
+            raise MetadataServiceError(path, "exists already: another run of this compaction wrote it meanwhile "
+                                       "(run the table services again)") from None
         stats.setdefault(op.partition, []).append(_write_stat(root, op, m, name, len(data)))
     metadata = {"partitionToWriteStats": stats, "compacted": True, "extraMetadata": {"schema": schema},
                 "operationType": "COMPACT"}
