@@ -27,11 +27,15 @@ with every earlier data instant, in this order:
   blocks merged by the partition's rule of :func:`~hudi_log.table.metadata_files.merge_rule`, delete blocks
   dropping keys, rollback command blocks applied) become one new base HFile
   ``{fileId}_{writeToken}_{instant}.hfile`` laid out by ``build_hfile`` as Hudi 1.1 writes it: cells in
-  Java's key order, values the Avro record with its key blanked, file info ``schema``,
+  Java's key order, values the Avro record with its key blanked and ``_hoodie_file_name`` the new file's
+  name, a ``files`` record's map in Java's ``HashMap`` order (:mod:`.listing_order`), file info ``schema``,
   ``bloomFilterTypeCode``, ``minRecordKey``, ``maxRecordKey``, and the record-key bloom filter as the
   ``bloomFilter`` meta block (DYNAMIC_V0, fpp 1e-9; 10,000 entries in Hudi 1.1's files, 60,000 in 1.0's).
-  The timeline gets ``{t}.compaction.requested`` (the plan), an empty ``.inflight``, then a ``commit``
-  (``compacted`` true, ``operationType`` COMPACT, one write stat per new file);
+  Java 1.1's own plans replayed give its base files byte for byte. Hudi 1.0 (version 8) writes no base
+  file for a slice that never held a record; 1.1 writes an empty one. The timeline gets
+  ``{t}.compaction.requested`` (the plan, Java's operations and metrics), an empty ``.inflight``, then a
+  ``commit`` (``compacted`` true, ``operationType`` COMPACT, one write stat per new file, Java's counts).
+  A pending compaction is run again from its plan, the base files its killed run left removed first;
 * archival (:mod:`.services_archive`): which instants Java would archive, under its metadata-table guards;
   hudi-log reports them and leaves the timeline as it is (the archive writers sit in the services layer).
 
