@@ -69,7 +69,9 @@ from ..properties import read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION
 from ..timeline.pending import contained_slice
-from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, ROLLBACK, Instant, Timeline
+from ..timeline.timeline import (
+    COMMIT, COMPACTION, DELTA_COMMIT, ROLLBACK, Instant, Timeline, parse_instant_file_name,
+)
 from ..timeline.writer import TimelineWriter, format_instant
 from ..view.file_system_view import FileSystemView
 from .listing_order import listing_order
@@ -538,7 +540,8 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
         for f in files:
             f.unlink(missing_ok=True)
     for f in list(props.timeline_folder(root).iterdir()):  # completed first, so no reader sees it half undone
-        if f.name.startswith(instant) and (f.name.endswith(f".{DELTA_COMMIT}")):
+        inst = parse_instant_file_name(f.name)
+        if inst is not None and inst.requested_time == instant and inst.action == DELTA_COMMIT and inst.is_completed:
             f.unlink()
     tw.remove_pending(DELTA_COMMIT, instant)
     tw.complete(ROLLBACK, rollback_instant, {
