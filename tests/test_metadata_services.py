@@ -347,3 +347,28 @@ def test_options_are_checked_and_a_table_without_a_metadata_table_is_left_alone(
     assert S.run_table_services(root) == []  # 8 deltacommits: not due, nothing old enough to clean
     plain = _copy(corpus_tables, tmp_path, "sample_table_cow_v9_txns_simple_nometa")
     assert S.run_table_services(plain, {S.MAX_DELTA_COMMITS: "0"}) == []
+
+
+def test_rollback_by_command_blocks_leaves_the_records_out(corpus_tables, tmp_path, monkeypatch):
+    """Table version 6's way (a ROLLBACK command block appended to each file group the instant wrote to),
+    run here on a version 9 copy: the mechanism and its reading, not version 6's file naming."""
+    from hudi_log.table.metadata import services_rollback as R
+
+    root = _copy(corpus_tables, tmp_path, TXNS)
+    mroot = mf.metadata_path(root)
+    target, previous = "20260307162620509", "20260307162619269"
+    parts = [p for p in _partitions(root) if p != "secondary_index_txn_date_idx"]
+    expected = {p: _read(root, p, as_of=previous) for p in parts}
+    written = sorted(mroot.glob(f"*/.*_{target}.log.*"))
+    monkeypatch.setattr(R, "_written_at", lambda root, instant: {})  # as if its logs were appended ones
+    monkeypatch.setattr(R, "FIRST_V8_TABLE_VERSION", 10)
+
+    R.rollback_metadata_instant(root, target, "20260307162700000")
+
+    assert all(p.exists() for p in written)  # nothing deleted: undone by command blocks
+    added = sorted(mroot.glob("*/.*.log.*_0-*-1"))
+    assert len(added) == len({(p.parent.name, p.name.split("_")[0]) for p in written})
+    assert {p: _read(root, p) for p in parts} == expected
+    md = _meta(root).commit_metadata(next(i for i in _meta(root).completed() if i.action == "rollback"))
+    assert {Path(f).name for m in md["partitionMetadata"].values() for f in m["logFilesFromFailedCommit"]} \
+        == {p.name for p in written}

@@ -63,15 +63,13 @@ from ...paths import create_new
 from ...errors import ContentError
 from ..errors import TableError
 from ..metadata_files import (
-    FILES_PARTITION, SOLO_COMMIT_PREFIX, _queued_blocks, metadata_path, merge_rule, valid_instants,
+    FILES_PARTITION, _queued_blocks, metadata_path, merge_rule, valid_instants,
 )
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION
 from ..timeline.pending import contained_slice
-from ..timeline.timeline import (
-    COMMIT, COMPACTION, DELTA_COMMIT, ROLLBACK, Instant, Timeline, parse_instant_file_name,
-)
+from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter, format_instant
 from ..view.file_system_view import FileSystemView
 from .listing_order import listing_order
@@ -494,79 +492,8 @@ def run_table_services(table_path, options: Mapping | None = None, inflight_inst
     return out
 
 
-# --- rollback of one metadata deltacommit -------------------------------------------------------------------
-
-def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -> None:
-    """Undo the metadata deltacommit at ``instant`` (completed or pending) with a metadata ``rollback`` at
-    ``rollback_instant``, as Java's metadata writer does when the data instant it mirrors is rolled back
-    (``update(HoodieRollbackMetadata)``): version 8+ deletes the log (and base) files written at
-    ``instant``; version 6 is refused. A completed deltacommit at or before the latest compaction is
-    refused (Java's ``validateRollback``: that needs a restore). No deltacommit at ``instant``: nothing."""
-    root = metadata_path(table_path)
-    props = read_properties(root)
-    meta = Timeline(root, props)
-    target = next((i for i in meta.instants if i.requested_time == instant and i.action == DELTA_COMMIT), None)
-    if target is None:
-        return
-    if props.version < FIRST_V8_TABLE_VERSION:
-        raise MetadataServiceError(root, f"rolling back metadata deltacommit {instant} of table version "
-                                   f"{props.version} (rollback command blocks) is not supported by hudi-log")
-    if target.is_completed:
-        compactions = [i for i in meta.completed() if i.action == COMMIT]
-        if compactions and len(instant) == len(compactions[-1].requested_time) \
-                and (target.completion_time or instant) <= compactions[-1].requested_time:
-            raise MetadataServiceError(root, f"metadata deltacommit {instant} completed before the metadata "
-                                       f"compaction {compactions[-1].requested_time}: restore the table instead")
-    started = time.time()
-    from ..view.file_system_view import parse_base_file_name, parse_log_file_name
-
-    groups: dict[tuple[str, str], list] = {}  # (partition, file id) -> the files written at ``instant``
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for f in sorted(folder.iterdir()):
-            parsed = parse_log_file_name(f, 0) if f.name.startswith(".") else parse_base_file_name(f, 0)
-            if parsed is not None and parsed.instant == instant:
-                groups.setdefault((folder.name, parsed.file_id), []).append(f)
-    full: dict[str, list] = {}
-    for (part, _), fs in sorted(groups.items()):
-        full.setdefault(part, []).extend(fs)
-    tw = TimelineWriter(root, props)
-    plan = {"instantToRollback": {"commitTime": instant, "action": DELTA_COMMIT},
-            "RollbackRequests": [{"partitionPath": p, "fileId": fid, "latestBaseInstant": instant,
-                                  "filesToBeDeleted": [str(f) for f in fs], "logBlocksToBeDeleted": {}}
-                                 for (p, fid), fs in sorted(groups.items())]}
-    tw.requested(ROLLBACK, rollback_instant, cm.rollback_plan_avro(plan))
-    tw.inflight(ROLLBACK, rollback_instant, b"")
-    for files in full.values():
-        for f in files:
-            f.unlink(missing_ok=True)
-    for f in list(props.timeline_folder(root).iterdir()):  # completed first, so no reader sees it half undone
-        inst = parse_instant_file_name(f.name)
-        if inst is not None and inst.requested_time == instant and inst.action == DELTA_COMMIT and inst.is_completed:
-            f.unlink()
-    tw.remove_pending(DELTA_COMMIT, instant)
-    tw.complete(ROLLBACK, rollback_instant, {
-        "startRollbackTime": rollback_instant, "timeTakenInMillis": int((time.time() - started) * 1000),
-        "totalFilesDeleted": sum(len(v) for v in full.values()), "commitsRollback": [instant],
-        "partitionMetadata": {p: {"partitionPath": p, "successDeleteFiles": [str(f) for f in full[p]],
-                                  "failedDeleteFiles": [], "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}}
-                              for p in sorted(full)},
-        "instantsRollback": [{"commitTime": instant, "action": DELTA_COMMIT}]})
-
-
-def rollback_failed_deltacommits(table_path) -> list[str]:
-    """Roll back every pending metadata deltacommit (a failed one), as the metadata writer does before each
-    update (``rollbackFailedWrites`` with the eager policy); returns the instants undone."""
-    root = metadata_path(table_path)
-    props = read_properties(root)
-    meta = Timeline(root, props)
-    out = []
-    for inst in meta.pending():
-        if inst.action == DELTA_COMMIT and not inst.requested_time.startswith(SOLO_COMMIT_PREFIX):
-            rollback_metadata_instant(table_path, inst.requested_time, TimelineWriter(root, props).new_instant_time())
-            out.append(inst.requested_time)
-    return out
-
-
 __all__ = ["CompactionOperation", "MetadataServiceError", "compaction_due", "compaction_instant_time",
            "deltacommits_since_last_compaction", "plan_compaction", "rollback_failed_deltacommits",
            "rollback_metadata_instant", "run_compaction", "run_table_services"]
+
+from .services_rollback import rollback_failed_deltacommits, rollback_metadata_instant  # noqa: E402 (re-exported)
