@@ -184,7 +184,7 @@ def test_clean_removes_the_slices_java_keeps_no_longer(corpus_tables, tmp_path):
                     if s.base_instant < compacted:
                         expected |= {f.path.name for f in ([s.base_file] if s.base_file else []) + s.log_files}
     assert expected
-    before = _records(root)
+    before, rows = _records(root), _rows(root)
     assert C.clean_if_necessary(root, {C.RETAINED_OPTION: "20"}) == []  # 20 retained: nothing old enough
     lines = C.clean_if_necessary(root, {C.RETAINED_OPTION: "2"})
     assert len(lines) == 1 and lines[0].startswith("cleaned the metadata table at ")
@@ -195,7 +195,7 @@ def test_clean_removes_the_slices_java_keeps_no_longer(corpus_tables, tmp_path):
     assert len(clean) == 1
     md = meta.commit_metadata(clean[0])
     assert {f for m in md["partitionMetadata"].values() for f in m["successDeleteFiles"]} == expected
-    assert _records(root) == before and mf.compare_with_storage(root) == []
+    assert _records(root) == before and mf.compare_with_storage(root) == [] and _rows(root) == rows
     assert C.clean_if_necessary(root, {C.RETAINED_OPTION: "2"}) == []
 
 

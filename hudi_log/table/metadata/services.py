@@ -39,8 +39,9 @@ with every earlier data instant, in this order:
 * archival (:mod:`.services_archive`): which instants Java would archive, under its metadata-table guards;
   hudi-log reports them and leaves the timeline as it is (the archive writers sit in the services layer).
 
-:func:`rollback_metadata_instant` undoes one metadata deltacommit, as Java does when the data instant it
-mirrors is rolled back, and as the metadata writer does first for a failed (pending) deltacommit.
+:func:`rollback_metadata_instant` (:mod:`.services_rollback`) undoes one metadata deltacommit, as Java does
+when the data instant it mirrors is rolled back, and as the metadata writer does first for a failed
+(pending) deltacommit (:func:`rollback_failed_deltacommits`).
 """
 
 from __future__ import annotations
