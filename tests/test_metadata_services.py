@@ -372,3 +372,25 @@ def test_rollback_by_command_blocks_leaves_the_records_out(corpus_tables, tmp_pa
     md = _meta(root).commit_metadata(next(i for i in _meta(root).completed() if i.action == "rollback"))
     assert {Path(f).name for m in md["partitionMetadata"].values() for f in m["logFilesFromFailedCommit"]} \
         == {p.name for p in written}
+
+
+def test_column_stats_merge_is_javas():
+    def rec(lo, hi, n, deleted=False, tight=False, wrapper="IntWrapper"):
+        return {"key": "k", "type": 3, "ColumnStatsMetadata": {
+            "fileName": "f", "columnName": "c", "minValue": (wrapper, {"value": lo}), "maxValue": (wrapper, {"value": hi}),
+            "valueCount": n, "nullCount": 1, "totalSize": 10, "totalUncompressedSize": 20, "isDeleted": deleted,
+            "isTightBound": tight}}
+
+    merged = mf.merge_column_stats(rec(5, 9, 3), rec(2, 7, 4))["ColumnStatsMetadata"]
+    assert (merged["minValue"], merged["maxValue"]) == (("IntWrapper", {"value": 2}), ("IntWrapper", {"value": 9}))
+    assert (merged["valueCount"], merged["nullCount"], merged["totalSize"], merged["totalUncompressedSize"]) \
+        == (7, 2, 20, 40)
+    for old, new in ((rec(5, 9, 3), rec(2, 7, 4, deleted=True)), (rec(5, 9, 3, deleted=True), rec(2, 7, 4)),
+                     (rec(5, 9, 3), rec(6, 7, 4, tight=True))):
+        assert mf.merge_column_stats(old, new) == new  # a tombstone on either side, or a tight bound, wins whole
+    # strings compare as Java's String does (UTF-16 code units): U+FF5E sorts after U+1F600's surrogates
+    a, b = rec("\uff5e", "\uff5e", 1, wrapper="StringWrapper"), rec("\U0001f600", "\U0001f600", 1, wrapper="StringWrapper")
+    merged = mf.merge_column_stats(a, b)["ColumnStatsMetadata"]
+    assert merged["minValue"][1]["value"] == "\U0001f600" and merged["maxValue"][1]["value"] == "\uff5e"
+    assert mf.merge_rule("column_stats") is mf.merge_rule("partition_stats") is mf.merge_column_stats
+    assert mf.merge_rule("record_index") is None and mf.merge_rule("files") is mf._merge
