@@ -146,3 +146,67 @@ def test_a_write_asking_for_the_other_setting_is_refused(tmp_path):
     with pytest.raises(TableMismatchError, match="populate.meta.fields"):
         write_table(other, batch([("k", "w", 2, "p")]), "upsert", {"hoodie.populate.meta.fields": "false"})
     assert {r["val"] for r in read_table(path).to_pylist()} == {"v"}
+
+
+def test_java_reads_the_files_of_a_table_without_meta_fields(tmp_path, java_program):
+    """Java's Avro decodes every log data block (writer schema from its SCHEMA header, reader schema the
+    table's with the meta fields: COMPATIBLE both ways, every key null) and parquet-mr reads every base file's
+    footer (its Avro schema parses; no key range)."""
+    from pathlib import Path
+
+    from hudi_log.format.content.meta_fields import writer_schema
+    from hudi_log.table import HudiTable
+    from hudi_log.table.schema import current_schema
+
+    java_check = java_program(Path(__file__).parent / "java" / "HudiLogJavaCheck.java")
+    path = tmp_path / "t"
+    opts = options("MERGE_ON_READ")
+    write_table(path, batch([(f"k{i}", f"a{i}", 1, f"p{i % 2}") for i in range(8)]), "insert", opts)
+    write_table(path, batch([(f"k{i}", f"b{i}", 2, f"p{i % 2}") for i in range(4)]), "upsert", opts)
+    write_table(path, batch([("k1", "x", 3, "p1")]), "delete", opts)
+    table = HudiTable(path)
+    (tmp_path / "reader.avsc").write_text(json.dumps(writer_schema(current_schema(table.properties,
+                                                                                  table.timeline))))
+    lines, expected = [], []
+    for n, log in enumerate(sorted(path.rglob(".*.log.*"))):
+        for m, block in enumerate(open_log(log)):
+            if block.block_type == BlockType.avro_data_block:
+                (tmp_path / f"w{n}_{m}.avsc").write_text(block.schema)
+                (tmp_path / f"c{n}_{m}.bin").write_bytes(block.content())
+                lines.append(["avro-block", tmp_path / f"w{n}_{m}.avsc", tmp_path / f"c{n}_{m}.bin",
+                              tmp_path / "reader.avsc"])
+                expected.append(("avro", len(block.records())))
+    for b in sorted(f for f in path.rglob("*.parquet") if ".hoodie" not in f.parts):
+        lines.append(["parquet-footer", b])
+        expected.append(("parquet", pq.read_metadata(b).num_rows))
+    assert sum(k == "avro" for k, _ in expected) >= 2 and sum(k == "parquet" for k, _ in expected) >= 2
+    for got, (kind, count) in zip(java_check(lines), expected):
+        assert "error" not in got, got
+        if kind == "avro":
+            assert got["count"] == count and got["keys"] == [None] * count
+            assert got["reader_reads_writer"] == "COMPATIBLE" and got["writer_reads_reader"] == "COMPATIBLE"
+        else:
+            assert got["rows"] == count and got["avro_schema_parses"] is True
+            assert "hoodie_min_record_key" not in got["footer"] and "org.apache.hudi.bloomfilter" not in got["footer"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", ["SIMPLE", "BLOOM"])
+def test_spark_upserts_and_deletes_key_rows_by_their_data_columns(tmp_path, spark, index):
+    """The Spark partitioner's key lookup (executors) reads the stored keys through the same seam."""
+    from hudi_log.spark import write as spark_write
+
+    path = tmp_path / "t"
+    opts = options("MERGE_ON_READ")
+    write_table(path, batch([(f"k{i}", f"a{i}", 1, f"p{i % 2}") for i in range(6)]), "insert", opts)
+    write_table(path, batch([("k7", "a7", 1, "p1")]), "upsert", opts)  # a key only a log holds
+    ddl = "id string, val string, ts bigint, part string"
+    spark_opts = {"hoodie.index.type": index}
+    df = spark.createDataFrame([("k0", "s0", 2, "p0"), ("k7", "s7", 2, "p1"), ("k8", "s8", 2, "p0")], ddl)
+    spark_write(df, str(path), {**spark_opts, "hoodie.datasource.write.operation": "upsert"})
+    spark_write(spark.createDataFrame([("k1", "x", 3, "p1")], ddl), str(path),
+                {**spark_opts, "hoodie.datasource.write.operation": "delete"})
+    expected = {"k0": "s0", "k2": "a2", "k3": "a3", "k4": "a4", "k5": "a5", "k7": "s7", "k8": "s8"}
+    assert snapshot(path) == (expected, expected)
+    assert len(read_table(path)) == len(expected)
+    assert assert_files_without_meta_values(path) >= 4
