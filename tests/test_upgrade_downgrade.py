@@ -192,14 +192,55 @@ def test_cli_upgrade_and_downgrade(tmp_path):
     assert r.exit_code == 0 and json.loads(r.output)["properties"]["hoodie.table.version"] == "6"
 
 
-def test_archived_instants_are_refused_before_anything_changes(tmp_path):
+def _archived(base: Path) -> list:
+    r = CliRunner().invoke(main, ["archived", "show", str(base), "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_archived_instants_round_trip_6_8_6(tmp_path, table_type):
+    """The v6 archive goes into the LSM history on the way up (SevenToEightUpgradeHandler's upgradeToLSMTimeline)
+    and stays; on the way down nothing is appended twice: ``archived show`` is what it was. Instants archived
+    at version 8 are appended to the v6 archive on the way down."""
+    from hudi_log.table.services.archive import archive, read_archive
+    from hudi_log.table.services.clean import clean
+    from hudi_log.table.timeline.lsm_history import read_history
+
     base = tmp_path / "t"
-    make_table(base, "COPY_ON_WRITE")
-    (base / ".hoodie" / "archived" / ".commits_.archive.1_1-0-1").write_bytes(b"")
-    before = sorted(p.name for p in (base / ".hoodie").iterdir())
-    with pytest.raises(UpgradeDowngradeError, match="archived instants"):
-        change_table_version(base, 8)
-    assert sorted(p.name for p in (base / ".hoodie").iterdir()) == before and read_properties(base).version == 6
+    make_table(base, table_type)
+    o = options(table_type)
+    for n in range(6):
+        write_table(base, rows([(f"k{n}", f"r{n}")], 10 + n), "upsert", o)
+    keep = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}
+    done = archive(base, keep)
+    assert len(done) >= 6
+    before, rows_before = _archived(base), snapshot(base)
+    v6 = read_archive(base)
+    change = change_table_version(base, 8)
+    assert change.archived_instants == len({(a.commit_time, a.action) for a in v6 if a.state == "COMPLETED"})
+    history = read_history(base, read_properties(base))
+    completed = sorted((a.commit_time, a.action) for a in v6 if a.state == "COMPLETED")
+    assert sorted((r["instantTime"], r["action"]) for r in history) == completed
+    assert all(r["metadata"][:4] == b"Obj\x01" for r in history)  # completed metadata as a v8 file holds it
+    assert sorted((a.commit_time, a.action) for a in read_archive(base)) == completed  # parsed back
+    assert (base / ".hoodie" / "archived").is_dir()  # Java leaves the v6 archive where it is
+    assert snapshot(base) == rows_before == hudi_rs(base)
+    back = change_table_version(base, 6)
+    assert back.archived_instants == 0
+    assert _archived(base) == before and snapshot(base) == rows_before == hudi_rs(base)
+    # archived at version 8, then down to 6: the new ones are appended to the v6 archive
+    change_table_version(base, 8)
+    for n in range(6):
+        write_table(base, rows([(f"k{n}", f"s{n}")], 30 + n), "upsert", o)
+    clean(base, 1)  # version 8 archives only what the cleaner no longer needs (ArchivalUtils)
+    assert archive(base, keep)
+    at8 = sorted((r["instantTime"], r["action"]) for r in read_history(base, read_properties(base)))
+    down = change_table_version(base, 6)
+    assert down.archived_instants == len(at8) - len(completed) > 0
+    after = sorted((a.commit_time, a.action) for a in read_archive(base) if a.state == "COMPLETED")
+    assert after == at8
+    assert _archived(base)[:len(before)] == before
 
 
 def full_rows(base: Path) -> list[str]:
