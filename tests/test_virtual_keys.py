@@ -210,3 +210,14 @@ def test_spark_upserts_and_deletes_key_rows_by_their_data_columns(tmp_path, spar
     assert snapshot(path) == (expected, expected)
     assert len(read_table(path)) == len(expected)
     assert assert_files_without_meta_values(path) >= 4
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_bulk_insert_then_upsert(tmp_path, table_type):
+    path = tmp_path / "t"
+    opts = options(table_type)
+    write_table(path, batch([(f"k{i}", "a", 1, "p") for i in range(5)]), "bulk_insert", opts)
+    write_table(path, batch([("k1", "b", 2, "p"), ("k7", "b", 2, "p")]), "upsert", opts)
+    expected = {"k0": "a", "k1": "b", "k2": "a", "k3": "a", "k4": "a", "k7": "b"}
+    assert snapshot(path) == (expected, expected) and len(read_table(path)) == 6
+    assert assert_files_without_meta_values(path) >= 2
