@@ -1,5 +1,5 @@
-"""Issue 37's "Done when", through the package: every corpus table that Java would take an upsert into takes
-one of two of its own rows from hudi-log (a column changed, the ordering value raised), read back right by
+"""Issue 37's "Done when", through the package and the CLI: every corpus table that Java would take an upsert
+into takes one of two of its own rows from hudi-log (then the same rows again through ``hudi-log write``) (a column changed, the ordering value raised), read back right by
 hudi-log and equal by hudi-rs. Tables with a metadata table are written with ``hoodie.metadata.enable=false``
 (on a copy: the metadata table is dropped first, as Java does; writing it is the metadata-table issue's).
 
@@ -19,6 +19,7 @@ import shutil
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -65,11 +66,21 @@ def _by_key(rows, keys, col) -> list:
     return sorted((tuple(str(r[k]) for k in keys), r[col]) for r in rows)
 
 
-def _upsert_and_check(path, two, col, opts):
+def _upsert_and_check(path, two, col, opts, cli: bool = False):
+    """The upsert through the package, or (``cli``) through ``hudi-log write``, checked row by row."""
     props = read_properties(path)
     keys = props.record_key_fields
     before = read_table(path).to_pylist()
-    write_table(path, two, "upsert", opts)
+    if cli:
+        src = path.parent / f"{path.name}.two.parquet"
+        pq.write_table(two, src)
+        args = ["write", str(path), "--input", str(src), "--operation", "upsert"]
+        for k, v in opts.items():
+            args += ["-o", f"{k}={v}"]
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 0, (path.name, res.output)
+    else:
+        write_table(path, two, "upsert", opts)
     after = read_table(path).to_pylist()
     upserted = {tuple(str(r[k]) for k in keys): r[col] for r in two.to_pylist()}
     counts: dict = {}
@@ -95,6 +106,14 @@ def test_every_corpus_table_java_takes_an_upsert_into_takes_one_from_hudi_log(tm
         opts = {"hoodie.metadata.enable": "false"} if has_metadata_table(path, props) else {}
         _, two, col = _two_rows(path)
         _upsert_and_check(path, two, col, opts)
+        # and again through the CLI, the same two rows changed once more
+        again = _two_rows(path)[1]
+        if pa.types.is_string(again.schema.field(col).type):
+            again = again.set_column(again.schema.get_field_index(col), col, pa.array(["cli-a", "cli-b"]))
+        else:
+            again = again.set_column(again.schema.get_field_index(col), col,
+                                     pa.array([-8001, -8002], again.schema.field(col).type))
+        _upsert_and_check(path, again, col, {}, cli=True)
         done.append(name)
     assert skipped == NO_ROWS | {TEXT_EPOCH}
     assert len(done) == len(corpus_tables) - 3 and len(done) >= 14
@@ -118,8 +137,6 @@ def test_epoch_millis_held_as_text_is_refused_as_java_refuses_it_and_taken_as_nu
         write_table(path, two, "upsert", {"hoodie.metadata.enable": "false"})
     assert files() == before
     # the CLI says it in one line, exit 2 (nothing changed)
-    import pyarrow.parquet as pq
-
     pq.write_table(two, tmp_path / "two.parquet")
     res = CliRunner().invoke(main, ["write", str(path), "--input", str(tmp_path / "two.parquet"),
                                     "-o", "hoodie.metadata.enable=false"])

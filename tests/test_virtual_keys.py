@@ -118,6 +118,11 @@ def test_complex_keys_of_two_fields_and_the_cli(tmp_path):
     write_table(path, batch([("b", "", 3, "q")]), "upsert", {})
     rows = sorted((r["id"], r["val"], r["ts"]) for r in read_table(path).to_pylist())
     assert rows == [("a", "1", 1), ("b", "", 3)]
+    # the compaction through the CLI: the log's keys (id:b,val:__empty__) meet the base file's rows
+    res = CliRunner().invoke(main, ["compact", str(path)])
+    assert res.exit_code == 0, res.output
+    assert not any(f for f in read_table(path).column("_hoodie_record_key").to_pylist())
+    assert sorted((r["id"], r["val"], r["ts"]) for r in read_table(path).to_pylist()) == rows
     assert assert_files_without_meta_values(path) >= 2
 
 
