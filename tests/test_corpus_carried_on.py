@@ -154,3 +154,32 @@ def test_epoch_millis_held_as_text_is_refused_as_java_refuses_it_and_taken_as_nu
         assert parts[r["txn_id"]] == dt.datetime.fromtimestamp(r["ts_millis"] / 1000).strftime("%Y/%m/%d/%H")
     assert {k: parts[k] for k in ("TXN-002", "TXN-003")} == {"TXN-002": "2024/01/15/10", "TXN-003": "2024/01/16/01"} \
         or dt.datetime.now().astimezone().utcoffset()
+
+
+@pytest.mark.slow
+def test_every_corpus_table_java_takes_an_upsert_into_takes_one_through_spark(tmp_path, corpus_tables, spark):
+    """The same walk through the Spark data source (hudi_log.spark.write), the two rows read by Spark from
+    Parquet so every column keeps its type."""
+    from hudi_log.spark import write as spark_write
+
+    done = []
+    for name, root in sorted(corpus_tables.items()):
+        if name in NO_ROWS or name == TEXT_EPOCH:
+            continue
+        path = tmp_path / name
+        shutil.copytree(root, path)
+        props = read_properties(path)
+        opts = {"hoodie.metadata.enable": "false"} if has_metadata_table(path, props) else {}
+        _, two, col = _two_rows(path)
+        src = tmp_path / f"{name}.parquet"
+        pq.write_table(two, src)
+        keys = props.record_key_fields
+        before = read_table(path).to_pylist()
+        spark_write(spark.read.parquet(str(src)), str(path), {**opts, "hoodie.datasource.write.operation": "upsert"})
+        after = read_table(path).to_pylist()
+        upserted = {tuple(str(r[k]) for k in keys): r[col] for r in two.to_pylist()}
+        assert {k: v for k, v in _by_key(after, keys, col) if k in upserted} == upserted, name
+        assert len(after) == len(before), name
+        assert _by_key(after, keys, col) == _by_key(hudi_rs_rows(path), keys, col), name
+        done.append(name)
+    assert len(done) == len(corpus_tables) - 3
