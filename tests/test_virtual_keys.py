@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -226,3 +227,25 @@ def test_bulk_insert_then_upsert(tmp_path, table_type):
     expected = {"k0": "a", "k1": "b", "k2": "a", "k3": "a", "k4": "a", "k7": "b"}
     assert snapshot(path) == (expected, expected) and len(read_table(path)) == 6
     assert assert_files_without_meta_values(path) >= 2
+
+
+def test_the_reader_keys_rows_as_the_key_generator_does():
+    """Rows without ``_hoodie_record_key`` are keyed by the reader (vectorized and record by record) as the
+    writer's key generator keys them, so deletes and updates meet: Java's ``RecordContext.virtualKeyExtractor``
+    (one field: its text; several: ``KeyGenerator.constructRecordKey``)."""
+    from hudi_log.table.read.merge import record_keys
+    from hudi_log.table.read.scanner import virtual_key
+    from hudi_log.table.write.keygen import KeyGenerator
+
+    t = pa.table({"id": pa.array(["a", "", None, "d"]), "n": pa.array([None, 2, 3, 0], pa.int64()),
+                  "ok": pa.array([True, False, True, None]), "x": pa.array([1e20, 0.5, 2.0, 3.25])})
+    for fields in (["id", "n"], ["n", "id"], ["ok", "x"]):
+        made = KeyGenerator("t", tuple(fields), kind="COMPLEX").record_keys(t)
+        assert [virtual_key([r[f] for f in fields], fields) for r in t.to_pylist()] == made
+        if all(pa.types.is_string(t.schema.field(f).type) or pa.types.is_integer(t.schema.field(f).type)
+               for f in fields):
+            assert record_keys(t, fields).to_pylist() == made
+    single = t.filter(pc.is_valid(t.column("x")))
+    for f in ("n", "x"):
+        rows = single.filter(pc.is_valid(single.column(f)))
+        assert [virtual_key([r[f]], [f]) for r in rows.to_pylist()] == KeyGenerator("t", (f,)).record_keys(rows)

@@ -35,6 +35,7 @@ from typing import Iterable
 from ...format.content.deletes import OrderingKind
 from ...format.reader import open_log
 from ...format.grammar import BlockType
+from ..schema import java_number_string
 
 EVENT_TIME = "EVENT_TIME_ORDERING"
 COMMIT_TIME = "COMMIT_TIME_ORDERING"
@@ -153,7 +154,10 @@ def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int =
 
 
 def _java_text(v) -> str:
-    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+    """A key value as Java's ``toString`` prints it (booleans lower case, doubles as ``Double.toString``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return java_number_string(v, False) if isinstance(v, float) else str(v)
 
 
 def virtual_key(values: list, key_fields) -> str:
