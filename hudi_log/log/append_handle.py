@@ -138,6 +138,8 @@ class AppendHandle:
         ``log_dir`` / ``log_version`` / ``write_token``: target another directory than
         ``base_path/partition_path``, start from a given log version, or use a given write token
         instead of ``{task_partition_id}-{stage_id}-{attempt_id}`` (for fixtures and the CLI).
+        ``populate_meta_fields=False`` (a table with ``hoodie.populate.meta.fields=false``): the records keep
+        the five meta fields, every value null, as Java's append handle writes them.
         """
         if block_format not in BLOCK_FORMATS:
             raise AppendHandleError(f"block_format must be one of {BLOCK_FORMATS}, not {block_format!r}")
