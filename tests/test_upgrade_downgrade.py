@@ -200,6 +200,10 @@ def _archived(base: Path) -> list:
 
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_archived_instants_round_trip_6_8_6(tmp_path, table_type):
+    archived_round_trip(tmp_path, table_type)
+
+
+def archived_round_trip(tmp_path, table_type: str) -> Path:
     """The v6 archive goes into the LSM history on the way up (SevenToEightUpgradeHandler's upgradeToLSMTimeline)
     and stays; on the way down nothing is appended twice: ``archived show`` is what it was. Instants archived
     at version 8 are appended to the v6 archive on the way down."""
@@ -241,6 +245,39 @@ def test_archived_instants_round_trip_6_8_6(tmp_path, table_type):
     after = sorted((a.commit_time, a.action) for a in read_archive(base) if a.state == "COMPLETED")
     assert after == at8
     assert _archived(base)[:len(before)] == before
+    return base
+
+
+def test_java_reads_the_converted_archives(tmp_path, java_program):
+    """Java's Avro decodes every block of the v6 archive the downgrade appended to (HoodieArchivedMetaEntry,
+    COMPATIBLE both ways), and parquet-mr reads the footer of the LSM file an upgrade writes from it."""
+    from hudi_log import open_log
+    from hudi_log.format.grammar import BlockType
+    from hudi_log.table.services.archive import ARCHIVED_META_ENTRY_SCHEMA
+
+    java_check = java_program(Path(__file__).parent / "java" / "HudiLogJavaCheck.java")
+    base = archived_round_trip(tmp_path, "COPY_ON_WRITE")
+    (tmp_path / "reader.avsc").write_text(json.dumps(ARCHIVED_META_ENTRY_SCHEMA))
+    lines, counts = [], []
+    for n, log in enumerate(sorted((base / ".hoodie" / "archived").glob(".commits_.archive.*"))):
+        for m, block in enumerate(open_log(log)):
+            if block.block_type == BlockType.avro_data_block:
+                (tmp_path / f"w{n}_{m}.avsc").write_text(block.schema)
+                (tmp_path / f"c{n}_{m}.bin").write_bytes(block.content())
+                lines.append(["avro-block", tmp_path / f"w{n}_{m}.avsc", tmp_path / f"c{n}_{m}.bin",
+                              tmp_path / "reader.avsc"])
+                counts.append(len(block.records()))
+    assert len(lines) >= 2
+    for got, count in zip(java_check(lines), counts):
+        assert "error" not in got, got
+        assert got["count"] == count
+        assert got["reader_reads_writer"] == "COMPATIBLE" and got["writer_reads_reader"] == "COMPATIBLE"
+    # up again: the whole archive (appended records too) into one LSM file, which parquet-mr reads
+    change = change_table_version(base, 8)
+    files = sorted((base / ".hoodie" / "timeline" / "history").glob("*.parquet"))
+    assert change.archived_instants > 0 and len(files) == 1
+    got, = java_check([["parquet-footer", files[0]]])
+    assert "error" not in got and got["rows"] == change.archived_instants and got["avro_schema_parses"] is True
 
 
 def full_rows(base: Path) -> list[str]:
