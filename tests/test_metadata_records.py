@@ -9,7 +9,6 @@ import json
 import pytest
 
 from hudi_log.format.content.hfile import read_hfile
-from hudi_log.format.grammar import HeaderKey
 from hudi_log.format.reader import open_log
 from hudi_log.table.metadata.change import MetadataRecord
 from hudi_log.table.metadata.records import (
