@@ -276,6 +276,26 @@ def hfile_block(instant: str, records: Sequence[MetadataRecord], table_version: 
         raise MetadataSchemaError(instant, f"a metadata record does not fit the writer schema: {e}") from e
 
 
+def base_hfile(records: Sequence[MetadataRecord], table_version: int, create_time_ms: int | None = None) -> bytes:
+    """A metadata base file (``HoodieAvroHFileWriter``): the records' cells in Java's key order, file info
+    ``schema`` and the first and last record keys."""
+    from ...format.content.avro import encode_records
+    from ...format.content.hfile_grammar import layout_bytes
+    from ...format.content.hfile_writer import build_hfile
+
+    schema = metadata_schema(table_version)
+    rows = sorted((payload_record(r, schema) for r in records), key=lambda r: sort_key(r["key"]))
+    keys = [r["key"] for r in rows]
+    try:
+        values = encode_records(({**r, "key": ""} for r in rows), schema)
+    except (ValueError, TypeError) as e:
+        raise MetadataSchemaError(keys[0] if keys else "", f"a metadata record does not fit the writer schema: {e}") from e
+    info = {"schema": metadata_schema_text(table_version).encode("utf-8")}
+    if keys:
+        info["minRecordKey"], info["maxRecordKey"] = keys[0].encode("utf-8"), keys[-1].encode("utf-8")
+    return layout_bytes(build_hfile(zip(keys, values), file_info=info, create_time_ms=create_time_ms))
+
+
 def delete_block(instant: str, keys: Iterable[str], partition: str):
     """The delete block of the keys deleted at ``instant`` (``HoodieDeleteBlock``: record key, the metadata
     partition as partition path, no ordering value), framed for writing."""

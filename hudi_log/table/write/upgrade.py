@@ -407,7 +407,7 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
     if to == start:
         return VersionChange(str(root), start, to)
     action = "the upgrade" if to > start else "the downgrade"
-    props = guard_metadata_table(root, props, options, action)
+    props = guard_metadata_table(root, props, options, action, maintained=False)
     _new_properties(props, to, options)  # a handler's refusal before the rollback and compaction change files
     # what neither the rollback of failed writes nor the compaction completes, refused before they run
     _refuse_pending(props, [i for i in Timeline(root, props).pending() if i.action not in _SETTLED_FIRST], action)
