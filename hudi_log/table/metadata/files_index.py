@@ -11,7 +11,9 @@
   appended to and the failed commit's log files, with sizes (``processRollbackMetadata``); the failed commit's
   own metadata deltacommit is rolled back by the writer. From version 8 on a rollback adds no record: the
   writer rolls the metadata deltacommit back instead (``HoodieBackedTableMetadataWriter.update(rollback)``).
-* restore: the rollbacks it holds, each converted as above.
+* restore (any version): the files its rollbacks deleted, marked ``isDeleted``, and the log files they appended
+  to (the listing stays right even where the restored instants' metadata deltacommits were compacted; from
+  version 8 on the writer also rolls those deltacommits back, for the other partitions).
 
 A non-partitioned table's partition is named ``.`` (``getPartitionIdentifier``). The partition has one file
 group (Java's ``files`` partition always has one).
@@ -92,11 +94,20 @@ def _rollback_appended(md: Mapping, into: dict[str, dict[str, int]]) -> None:
             sizes[_name(path)] = max(sizes.get(_name(path), 0), int(size or 0))
 
 
-def _rollback_records(md_list: Iterable[Mapping]) -> list[MetadataRecord]:
+def _rollback_records(md_list: Iterable[Mapping], deletes: bool = False) -> list[MetadataRecord]:
     appended: dict[str, dict[str, int]] = {}
+    deleted: dict[str, set[str]] = {}
     for md in md_list:
         _rollback_appended(md, appended)
-    return [partition_files_record(p, sizes) for p, sizes in appended.items()]
+        if deletes:
+            for pm in (md.get("partitionMetadata") or {}).values():
+                deleted.setdefault(pm.get("partitionPath") or "", set()).update(
+                    _name(f) for f in pm.get("successDeleteFiles") or [])
+    out = []
+    for p in sorted(set(appended) | set(deleted)):
+        gone = deleted.get(p, set()) - set(appended.get(p, {}))
+        out.append(partition_files_record(p, appended.get(p, {}), sorted(gone)))
+    return out
 
 
 def records(change: DataChange) -> list[MetadataRecord]:
@@ -105,12 +116,11 @@ def records(change: DataChange) -> list[MetadataRecord]:
         return _commit_records(md)
     if change.action == "clean":
         return _clean_records(md)
-    if change.props.version >= 8:  # rollback / restore: the writer rolls the metadata instants back instead
-        return []
-    if change.action == "rollback":
-        return _rollback_records([md])
     if change.action == "restore":
-        return _rollback_records(rm for rms in (md.get("hoodieRestoreMetadata") or {}).values() for rm in rms or [])
+        return _rollback_records((rm for rms in (md.get("hoodieRestoreMetadata") or {}).values() for rm in rms or []),
+                                 deletes=True)
+    if change.action == "rollback" and change.props.version < 8:  # from 8 on: the writer's instant rollback alone
+        return _rollback_records([md])
     return []
 
 

@@ -97,9 +97,9 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
     if services is not None and hasattr(services, "rollback_metadata_instant"):
         services.rollback_metadata_instant(table_path, instant, rollback_instant)
         return
-    from .recovery import rollback_instant
+    from . import recovery
 
-    rollback_instant(table_path, instant, rollback_instant)
+    recovery.rollback_instant(table_path, instant, rollback_instant)
 
 
 def run_metadata_services(table_path, options: Mapping | None) -> list[str]:
@@ -206,9 +206,11 @@ def update_metadata_table(change: DataChange) -> None:
     builders = load_builders(change.table_path, listed_partitions(change.props))
     if change.action in ("rollback", "restore") and change.props.version >= 8:
         pending = _metadata_instants(root)
-        targets = [t for t in _rolled_back(change) if t in pending]
-        for n, t in enumerate(sorted(targets, reverse=True)):  # newest first, as a restore rolls back
-            rollback_metadata_instant(change.table_path, t, change.instant if n == 0 else f"{change.instant}{n:03d}")
+        targets = sorted((t for t in _rolled_back(change) if t in pending), reverse=True)  # newest first
+        mprops = read_properties(root)
+        for t in targets:  # a rollback at the data rollback's own time; a restore's, each at a time of its own
+            at = change.instant if change.action == "rollback" else TimelineWriter(root, mprops).new_instant_time()
+            rollback_metadata_instant(change.table_path, t, at)
         if change.action == "rollback":
             return
     by_partition = {p: list(b.records(change)) for p, b in builders.items()}

@@ -50,6 +50,7 @@ from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
+from ..metadata.writer import sync_metadata_table
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .recovery import claim_pending
@@ -337,6 +338,7 @@ def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: flo
         else "",
         "lastCompletedCommitTimestamp": plan.last_completed_commit, "partitionMetadata": partitions,
         "version": METADATA_VERSION, "bootstrapPartitionMetadata": {}, "extraMetadata": {}}
+    sync_metadata_table(table.path, plan.instant, CLEAN, metadata, None)  # the metadata table commits first
     tw.complete(CLEAN, plan.instant, cm.avro_container(CLEAN_METADATA_SCHEMA, metadata))
     return plan.instant
 

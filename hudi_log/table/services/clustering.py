@@ -57,6 +57,7 @@ from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import InstantLostError
 from ..metadata_table import guard_change
+from ..metadata.writer import sync_metadata_table
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
@@ -305,6 +306,7 @@ def _run(path, action: str, plan: ClusteringPlan, config, bloom, known: set[str]
             for s in stats:  # new file groups of this run alone (their ids are new): the other run wrote its own
                 (table.path / s["path"]).unlink(missing_ok=True)
             raise
+        sync_metadata_table(table.path, instant, action, metadata, None)  # the metadata table commits first
         done = tw.complete(action, instant, metadata)
     return WriteResult(instant, done.action, "cluster", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats), replaced_file_ids=replaced)

@@ -56,6 +56,7 @@ from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
+from ..metadata.writer import sync_metadata_table
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, bloom_options, write_base_file
@@ -387,6 +388,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
                 "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
     with TableLock(table.path, config):
         still_ours(table.path, table.properties, instant, "compaction", known)
+        sync_metadata_table(table.path, instant, COMPACTION, metadata, None)  # the metadata table commits first
         done = tw.complete(COMPACTION, instant, metadata)
     return WriteResult(instant, done.action, "compact", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats),

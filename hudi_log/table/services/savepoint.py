@@ -42,6 +42,7 @@ from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError, RollbackError
 from ..metadata_table import guard_change
+from ..metadata.writer import sync_metadata_table
 from ..properties import read_properties
 from ..read.query import HudiTable
 from ..timeline import commit_metadata as cm
@@ -276,6 +277,7 @@ def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
                 "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
                 "hoodieRestoreMetadata": per_instant, "version": 1,
                 "restoreInstantInfo": list(plan["instantsToRollback"]), "extraMetadata": None}
+            sync_metadata_table(table_path, restore_ts, RESTORE, metadata, None)  # the metadata table first
             return tw.complete(RESTORE, restore_ts, cm.avro_container(RESTORE_METADATA_SCHEMA, metadata))
         finally:
             if beat is not None:
