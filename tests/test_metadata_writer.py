@@ -24,6 +24,7 @@ from hudi_log.table import read_table
 from hudi_log.table.metadata import writer as mdt_writer
 from hudi_log.table.metadata.change import MetadataRecord
 from hudi_log.table.metadata_files import compare_with_storage, metadata_in_step, metadata_path, read_listing
+from hudi_log.table.errors import StorageWriteError
 from hudi_log.table.metadata_table import MetadataTableError
 from hudi_log.table.properties import read_properties, write_properties
 from hudi_log.table.services.clean import clean
@@ -307,3 +308,30 @@ def test_hudi_rs_reads_a_table_whose_metadata_table_hudi_log_keeps(tmp_path, cor
     ours = sorted(r["txn_id"] for r in read_table(path).to_pylist())
     assert sorted(r["txn_id"] for r in hudi_rs_rows(path)) == ours
     assert read_listing(path).partitions  # listed from the metadata table
+
+
+def test_a_pending_metadata_deltacommit_is_rolled_back_before_the_next(tmp_path, corpus_tables, monkeypatch):
+    """A metadata write that died before its deltacommit completed (here: the completion refused) is rolled
+    back by the next metadata write, as the metadata table's own write client rolls back its failed writes."""
+    from hudi_log.table.timeline.writer import TimelineWriter
+
+    path = tmp_path / "t"
+    shutil.copytree(corpus_tables["sample_table_mor_avro_v9_txns_simple_meta"], path)
+    files_only(path)
+    data = data_of(path)
+    real = TimelineWriter.complete
+
+    def refuse(self, action, instant, metadata):
+        if "metadata" in str(self.table_path):
+            raise OSError(28, "No space left on device")
+        return real(self, action, instant, metadata)
+    with monkeypatch.context() as m:
+        m.setattr(TimelineWriter, "complete", refuse)
+        with pytest.raises(StorageWriteError, match="No space left on device"):
+            write_table(path, data.slice(0, 1), "upsert", {})
+    meta = Timeline(metadata_path(path), read_properties(metadata_path(path)))
+    assert [i for i in meta.instants if not i.is_completed]  # what the failed write left on the metadata timeline
+    write_table(path, data.slice(1, 1), "upsert", {})
+    meta = Timeline(metadata_path(path), read_properties(metadata_path(path)))
+    assert not [i for i in meta.instants if not i.is_completed]
+    in_step(path)

@@ -40,8 +40,13 @@ def rollback_instant(table_path, instant: str, rollback_time: str) -> None:
         return
     started = time.time()
     tw = TimelineWriter(root, props)
-    tw.requested(ROLLBACK, rollback_time)
-    tw.inflight(ROLLBACK, rollback_time)
+    earlier = next((i for i in timeline.instants if i.requested_time == rollback_time and i.action == ROLLBACK), None)
+    if earlier is not None and earlier.is_completed:  # done by a run that died before the instant's files went
+        tw.remove_pending(target.action, instant)
+        return
+    if earlier is None:  # else resumed: a run of this rollback died midway
+        tw.requested(ROLLBACK, rollback_time)
+        tw.inflight(ROLLBACK, rollback_time)
     partitions: dict[str, dict] = {}
     deleted = 0
     storage = Storage()
@@ -69,10 +74,23 @@ def rollback_instant(table_path, instant: str, rollback_time: str) -> None:
                 pm["rollbackLogFiles"][res.path] = res.start_offset + res.bytes_written
         if pm["successDeleteFiles"] or pm["rollbackLogFiles"]:
             partitions[folder.name] = pm
-    tw.remove_pending(target.action, instant)
-    if target.is_completed:
+    if target.is_completed:  # unpublished first: no reader takes it as complete any longer
         (tw.folder / target.file_name).unlink(missing_ok=True)
     tw.complete(ROLLBACK, rollback_time, {
         "startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - started) * 1000),
         "totalFilesDeleted": deleted, "commitsRollback": [instant], "partitionMetadata": partitions,
         "instantsRollback": [{"commitTime": instant, "action": target.action}]})
+    # last: a rollback that died before this leaves the instant pending, for the next metadata write to roll
+    # back again (its files are gone already; doing it twice is harmless)
+    tw.remove_pending(target.action, instant)
+
+
+def drop_pending_rollbacks(table_path) -> None:
+    """The pending rollbacks of :func:`rollback_instant` runs that died: their instant is rolled back again
+    by the next run, so they are only removed (they carry no plan to resume)."""
+    root = metadata_path(table_path)
+    props = read_properties(root)
+    tw = TimelineWriter(root, props)
+    for i in Timeline(root, props).instants:
+        if i.action == ROLLBACK and not i.is_completed:
+            tw.remove_pending(ROLLBACK, i.requested_time)

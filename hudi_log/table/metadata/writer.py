@@ -102,6 +102,14 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
     recovery.rollback_instant(table_path, instant, rollback_instant)
 
 
+def _has_services() -> bool:
+    try:
+        from . import services  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def run_metadata_services(table_path, options: Mapping | None) -> list[str]:
     """The metadata table's compaction, clean and archival where Java schedules them: joins helper mdtsvc's
     ``hudi_log.table.metadata.services.run_table_services``; until that is merged, nothing runs."""
@@ -150,6 +158,15 @@ def write_deltacommit(table_path, instant: str, by_partition: Mapping[str, list[
     """Write the records as one metadata deltacommit at ``instant`` (log files, then the timeline)."""
     root = metadata_path(table_path)
     mprops = read_properties(root)
+    # a failed earlier metadata write (its deltacommit left pending) is rolled back first, as the metadata
+    # table's own write client does with its failed writes (EAGER)
+    for t, inst in sorted(_metadata_instants(root).items()):
+        if not inst.is_completed:
+            rollback_metadata_instant(table_path, t, TimelineWriter(root, mprops).new_instant_time())
+    if not _has_services():
+        from .recovery import drop_pending_rollbacks
+
+        drop_pending_rollbacks(table_path)
     version = mprops.version
     tw = TimelineWriter(root, mprops)
     routed = {p: _route(root, mprops, p, builders[p], recs) for p, recs in by_partition.items() if recs}
