@@ -147,9 +147,12 @@ def test_a_v6_table_hudi_log_makes_has_one_kept_as_java_0x_keeps_it(tmp_path):
     in_step(path)
     clean(path, retain_commits=1)
     in_step(path)
-    # version 6: the files partition's one file group holds one log file, appended to by every instant
-    logs = sorted(p.name for p in (metadata_path(path) / "files").iterdir() if ".log." in p.name)
-    assert logs == [".files-0000-0_00000000000000010.log.1_0-0-0"], logs
+    # version 6: the files partition's one file group's log files are named by its base instant, one version
+    # after another (Hudi 0.x; local storage does not append, as Hudi's file:// does not)
+    logs = sorted((p.name for p in (metadata_path(path) / "files").iterdir() if ".log." in p.name),
+                  key=lambda n: int(n.split(".log.")[1].split("_")[0]))
+    assert all(n.startswith(".files-0000-0_00000000000000010.log.") for n in logs), logs
+    assert [int(n.split(".log.")[1].split("_")[0]) for n in logs] == list(range(1, len(logs) + 1))
 
 
 def test_the_cli_writes_and_validate_files_agrees(tmp_path, corpus_tables):

@@ -49,7 +49,7 @@ def rollback_instant(table_path, instant: str, rollback_time: str) -> None:
         tw.inflight(ROLLBACK, rollback_time)
     partitions: dict[str, dict] = {}
     deleted = 0
-    storage = Storage()
+    storage = Storage.for_path(table_path, supports_append=False)  # as Hudi: only HDFS-like stores append
     for folder in _partitions(root):
         pm = {"partitionPath": folder.name, "successDeleteFiles": [], "failedDeleteFiles": [],
               "rollbackLogFiles": {}, "logFilesFromFailedCommit": {}}

@@ -173,7 +173,7 @@ def write_deltacommit(table_path, instant: str, by_partition: Mapping[str, list[
     tw.requested(DELTACOMMIT, instant)
     tw.inflight(DELTACOMMIT, instant)
     stats: dict[str, list[dict]] = {}
-    storage = Storage()
+    storage = Storage.for_path(table_path, supports_append=False)  # as Hudi: only HDFS-like stores append
     n = 0
     for partition, groups in routed.items():
         for fid, (slc, recs) in sorted(groups.items()):
@@ -340,7 +340,7 @@ def _init_partition(table_path, props: TableProperties, partition: str, builder,
     by_group: dict[int, list] = defaultdict(list)
     for rec in records:
         by_group[builder.file_group_index(rec.key, count)].append(rec)
-    storage = Storage()
+    storage = Storage.for_path(table_path, supports_append=False)  # as Hudi: only HDFS-like stores append
     stats = []
     for i in range(count):
         fid = file_group_id(partition, i)
@@ -433,3 +433,12 @@ def sync_metadata_table(table_path, instant: str, action: str, metadata: Mapping
     props = read_properties(table_path)
     update_metadata_table(DataChange(table_path, props, instant, _COMPLETES_AS.get(action, action), dict(metadata),
                                      dict(options or {})))
+
+
+def check_metadata_partitions(table_path, props: TableProperties, options: Mapping | None) -> None:
+    """What a table service checks before it changes files: every partition of an enabled metadata table has a
+    builder (else :class:`MetadataTableError` naming it, before anything is written)."""
+    from ..metadata_files import metadata_enabled
+
+    if metadata_enabled(options) and (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+        load_builders(table_path, listed_partitions(props))

@@ -57,7 +57,7 @@ from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import InstantLostError
 from ..metadata_table import guard_change
-from ..metadata.writer import sync_metadata_table
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
@@ -172,6 +172,7 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        check_metadata_partitions(table.path, table.properties, options)
         if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)  # the metadata table was dropped (hoodie.metadata.enable=false)
         schema = current_schema(table.properties, table.timeline)
@@ -248,6 +249,7 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        check_metadata_partitions(table.path, table.properties, options)
         if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)
         try:

@@ -46,7 +46,7 @@ from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_co
 from ..concurrency.heartbeat import Heartbeat, delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
-from ..metadata.writer import sync_metadata_table
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, delete_work_dir, read_markers
@@ -371,6 +371,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     config = config or concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the rollback")
+    check_metadata_partitions(table_path, props, options)
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = timeline.instant(str(instant))

@@ -42,7 +42,7 @@ from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError, RollbackError
 from ..metadata_table import guard_change
-from ..metadata.writer import sync_metadata_table
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..properties import read_properties
 from ..read.query import HudiTable
 from ..timeline import commit_metadata as cm
@@ -231,6 +231,7 @@ def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
     config = concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the restore")
+    check_metadata_partitions(table_path, props, options)
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         tw = TimelineWriter(table_path, props)
