@@ -338,3 +338,26 @@ def test_a_pending_metadata_deltacommit_is_rolled_back_before_the_next(tmp_path,
     meta = Timeline(metadata_path(path), read_properties(metadata_path(path)))
     assert not [i for i in meta.instants if not i.is_completed]
     in_step(path)
+
+
+@pytest.mark.slow
+def test_a_spark_write_keeps_the_metadata_table(spark, tmp_path, corpus_tables):
+    """The Spark data source's write (driver begins and commits, tasks write) keeps the metadata table: on a
+    new table (created with it) and on a corpus table's copy."""
+    from hudi_log.spark import write as spark_write
+
+    new = str(tmp_path / "new")
+    o = {"hoodie.table.name": "s", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": "8"}
+    df = spark.createDataFrame([("a", 1, "x"), ("b", 1, "y"), ("c", 1, "x")], "id string, ts long, part string")
+    spark_write(df, new, {**o, "hoodie.datasource.write.operation": "insert"})
+    spark_write(df.limit(2), new, {**o, "hoodie.datasource.write.operation": "upsert"})
+    assert read_properties(new).get("hoodie.table.metadata.partitions") == "files"
+    in_step(new)
+    path = tmp_path / "t"
+    shutil.copytree(corpus_tables["sample_table_mor_avro_v9_txns_simple_meta"], path)
+    files_only(path)
+    spark_write(spark.createDataFrame(data_of(path).slice(0, 3).to_pandas()), str(path),
+                {"hoodie.datasource.write.operation": "upsert"})
+    in_step(path)

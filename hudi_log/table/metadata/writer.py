@@ -295,22 +295,19 @@ def default_partitions(props: TableProperties, options: Mapping | None) -> list[
 
 
 def _init_instants(table_path, props: TableProperties, count: int, taken: set[str]) -> list[str]:
-    out = []
     if props.version >= 8:  # generateUniqueInstantTime: SOLO_COMMIT_TIMESTAMP plus n milliseconds
-        n = 0
-        while len(out) < count:
-            t = f"{n:017d}"
-            if t not in taken:
-                out.append(t)
-            n += 1
-        return out
-    done = [i.requested_time for i in Timeline(table_path, props).completed()]
-    base = done[-1] if done else SOLO_COMMIT_PREFIX  # createIndexInitTimestamp(initializationTime, offset)
-    n = 0
+        def name(n: int) -> str:
+            return f"{n:017d}"
+    else:  # createIndexInitTimestamp(initializationTime, offset)
+        done = [i.requested_time for i in Timeline(table_path, props).completed()]
+        base = done[-1] if done else SOLO_COMMIT_PREFIX
+
+        def name(n: int) -> str:
+            return f"{base}{PARTITION_INIT_SUFFIX + n:03d}"
+    out, n = [], 0
     while len(out) < count:
-        t = f"{base}{PARTITION_INIT_SUFFIX + n:03d}"
-        if t not in taken:
-            out.append(t)
+        if name(n) not in taken:
+            out.append(name(n))
         n += 1
     return out
 
