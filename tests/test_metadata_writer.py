@@ -361,3 +361,28 @@ def test_a_spark_write_keeps_the_metadata_table(spark, tmp_path, corpus_tables):
     spark_write(spark.createDataFrame(data_of(path).slice(0, 3).to_pandas()), str(path),
                 {"hoodie.datasource.write.operation": "upsert"})
     in_step(path)
+
+
+@pytest.mark.parametrize("version", ["6", "9"])
+def test_savepoint_and_restore_keep_it(tmp_path, version):
+    from hudi_log.table.services.savepoint import create_savepoint, restore
+
+    path = tmp_path / "t"
+    o = {"hoodie.table.name": "r", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": version}
+
+    def rows(keys, ts):
+        return pa.table({"id": [f"k{k}" for k in keys], "ts": pa.array([ts] * len(keys), pa.int64()),
+                         "part": [f"p{k % 2}" for k in keys]})
+    saved = write_table(path, rows(range(4), 1), "insert", o)
+    create_savepoint(path, saved.instant)  # changes no files: proceeds with the metadata table
+    in_step(path)
+    write_table(path, rows([0, 5], 2), "upsert", o)
+    write_table(path, rows([6], 3), "insert", o)
+    in_step(path)
+    restore(path, saved.instant)
+    in_step(path)
+    assert sorted(r["id"] for r in read_table(path).to_pylist()) == ["k0", "k1", "k2", "k3"]
+    write_table(path, rows([9], 4), "insert", o)
+    in_step(path)
