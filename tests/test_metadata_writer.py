@@ -386,3 +386,30 @@ def test_savepoint_and_restore_keep_it(tmp_path, version):
     assert sorted(r["id"] for r in read_table(path).to_pylist()) == ["k0", "k1", "k2", "k3"]
     write_table(path, rows([9], 4), "insert", o)
     in_step(path)
+
+
+def test_a_clean_that_died_after_its_metadata_deltacommit_runs_again(tmp_path, monkeypatch):
+    """The metadata deltacommit at the clean's instant completed, the clean did not: the next clean runs the
+    pending plan again at the same instant, and its metadata deltacommit is written again from scratch."""
+    from hudi_log.table.timeline.writer import TimelineWriter
+
+    path = tmp_path / "t"
+    o = {"hoodie.table.name": "c", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "COPY_ON_WRITE",
+         "hoodie.write.table.version": "8", "hoodie.clean.automatic": "false"}
+    for ts in range(4):
+        write_table(path, pa.table({"id": ["a", "b"], "ts": [ts, ts]}), "upsert", o)
+    real = TimelineWriter.complete
+
+    def die(self, action, instant, metadata):
+        if action == "clean" and "metadata" not in str(self.table_path):
+            raise KeyboardInterrupt  # the process dies here
+        return real(self, action, instant, metadata)
+    with monkeypatch.context() as m:
+        m.setattr(TimelineWriter, "complete", die)
+        with pytest.raises(KeyboardInterrupt):
+            clean(path, retain_commits=1)
+    pending = [i for i in Timeline(path, read_properties(path)).instants if i.action == "clean"]
+    assert pending and not pending[0].is_completed
+    assert clean(path, retain_commits=1) is not None
+    in_step(path)

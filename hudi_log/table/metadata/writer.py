@@ -160,8 +160,10 @@ def write_deltacommit(table_path, instant: str, by_partition: Mapping[str, list[
     mprops = read_properties(root)
     # a failed earlier metadata write (its deltacommit left pending) is rolled back first, as the metadata
     # table's own write client does with its failed writes (EAGER)
+    # (and one at this very instant, completed by an earlier run of a data action that died before its own
+    # instant completed and now runs again, as a pending clean or rollback does: written again from scratch)
     for t, inst in sorted(_metadata_instants(root).items()):
-        if not inst.is_completed:
+        if not inst.is_completed or t == instant:
             rollback_metadata_instant(table_path, t, TimelineWriter(root, mprops).new_instant_time())
     if not _has_services():
         from .recovery import drop_pending_rollbacks
