@@ -6,8 +6,8 @@
 ``hoodie.table.metadata.partitions`` (a partition without one is refused by name before anything is written),
 routes each builder's records to the partition's file groups (``file_group_index``), writes per touched file
 group one HFILE data block (and a delete block for deleted keys) to a log file (table version 8 on: a new log
-file named by the instant, as Java 1.x; version 6: Java 0.x's naming by the slice's base instant, appended to
-where storage can append), and completes a deltacommit on the metadata table's own timeline at the data
+file named by the instant, as Java 1.x; version 6: Java 0.x's naming by the slice's base instant, a new log
+version per write, as Hudi on local disk and object stores), and completes a deltacommit on the metadata table's own timeline at the data
 instant's time (requested, inflight, completed with write stats as Java writes them). The caller does this
 under the data table's lock, before it completes its own instant (the metadata table commits first; a crash
 between the two leaves a metadata deltacommit whose data instant is pending, which readers ignore and the next
