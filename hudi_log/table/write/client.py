@@ -98,6 +98,7 @@ from .context import (
     normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
+from ..metadata.writer import prepare_metadata_table, run_metadata_services, sync_metadata_table
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
@@ -200,6 +201,9 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
+            # the metadata table's deltacommit first, under the lock (a crash between leaves it for the next
+            # rollback of this instant to undo)
+            sync_metadata_table(ctx.table_path, ctx.instant, ctx.action, metadata, ctx.options)
             try:
                 done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
             except InstantCompletedError:  # the store refused to replace another writer's completed file
@@ -215,6 +219,7 @@ class WriteTransaction:
         markers.delete_markers(ctx.table_path, ctx.instant)
         # Java's auto-archive (hoodie.archive.automatic) after the commit: v6 archive log or v8 LSM history
         archive(ctx.table_path, ctx.options, automatic=True)
+        run_metadata_services(ctx.table_path, ctx.options)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
@@ -383,6 +388,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
+    props = prepare_metadata_table(table_path, props, opts)  # created at the first write, as Java's writer does
     # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
     keygen = key_generator(table_path, props.to_dict(), opts,
                            stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))
