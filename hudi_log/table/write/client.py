@@ -201,8 +201,10 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
-            # the metadata table's deltacommit first, under the lock (a crash between leaves it for the next
-            # rollback of this instant to undo)
+            # the metadata table's own services where Java's writer runs them (before this instant reaches it),
+            # then its deltacommit, under the lock (a crash between leaves it for the next rollback of this
+            # instant to undo)
+            run_metadata_services(ctx.table_path, ctx.options, ctx.instant)
             sync_metadata_table(ctx.table_path, ctx.instant, ctx.action, metadata, ctx.options)
             try:
                 done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
@@ -219,7 +221,6 @@ class WriteTransaction:
         markers.delete_markers(ctx.table_path, ctx.instant)
         # Java's auto-archive (hoodie.archive.automatic) after the commit: v6 archive log or v8 LSM history
         archive(ctx.table_path, ctx.options, automatic=True)
-        run_metadata_services(ctx.table_path, ctx.options)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
