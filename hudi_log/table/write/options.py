@@ -28,6 +28,7 @@ from ..concurrency.config import EAGER, LAZY, LOCK_PROVIDERS, NEVER, OPTIMISTIC,
 from ..errors import ConcurrencyConfigError, TableMismatchError, UnsupportedKeyGeneratorError, WriteError
 from ..properties import WRITABLE_TABLE_VERSIONS
 from ..read.query import QUERY_TYPES
+from ..services.archive import ArchiveError
 from ..services.clean import POLICIES
 from .create import ORDERING_OPTIONS, PAYLOAD_MODES, STRATEGY_IDS, TABLE_TYPES, TableOptionsError, split_fields
 from .key_lookup import INDEX_TYPES, IndexTypeError
@@ -150,11 +151,13 @@ OPTIONS: tuple[Opt, ...] = (
     # the metadata table
     _B("hoodie.metadata.enable"),
     # table services a write runs
-    _B("hoodie.clean.automatic"), _I("hoodie.cleaner.commits.retained"),
+    _B("hoodie.clean.automatic"),
     Opt(("hoodie.cleaner.policy",), ENUM, POLICIES, "KEEP_LATEST_COMMITS", "cleaner policy"),
-    _B("hoodie.archive.automatic"), _I("hoodie.keep.min.commits", sample="20"),
-    _I("hoodie.keep.max.commits", sample="30"), _B("hoodie.archive.beyond.savepoint"),
-    _I("hoodie.timeline.compaction.batch.size"),
+    # archival's (the commits a clean retains bound it too): refused as the auto-archive refuses them
+    *(Opt(o.names, o.kind, sample=o.sample, error=ArchiveError) for o in (
+        _I("hoodie.cleaner.commits.retained"), _B("hoodie.archive.automatic"), _I("hoodie.keep.min.commits", sample="20"),
+        _I("hoodie.keep.max.commits", sample="30"), _B("hoodie.archive.beyond.savepoint"),
+        _I("hoodie.timeline.compaction.batch.size"))),
     _B("hoodie.compact.inline"), _I("hoodie.compact.inline.max.delta.commits", sample="5"),
     _B("hoodie.datasource.compaction.async.enable"),
     _B("hoodie.clustering.inline"), _I("hoodie.clustering.plan.strategy.small.file.limit", sample="314572800"),
