@@ -196,11 +196,25 @@ def test_stream_sink_commit_honours_the_options(tmp_path):
 
 
 # ---- Spark ------------------------------------------------------------------------------------------
-@pytest.mark.slow
-def test_spark_writers_refuse_bad_values_by_name_and_honour_good_ones(tmp_path):
-    from hudi_log.spark import get_spark, write
+def _all_valid() -> dict:
+    """Every documented write option at its valid value, at once (they are compatible)."""
+    opts = dict(BASE)
+    for n in WRITE_NAMES:
+        if lookup(n).kind not in (STORED, REFUSED):
+            opts[n] = _value(n)
+    return opts
 
-    spark = get_spark()
+
+def test_every_valid_value_at_once_is_one_write(tmp_path):
+    write_table(str(tmp_path / "t"), pa.Table.from_pylist(ROWS), None, _all_valid())
+    assert len(read_table(str(tmp_path / "t"))) == 2
+
+
+@pytest.mark.slow
+def test_spark_writers_and_stream_sink_refuse_bad_values_by_name_and_honour_good_ones(tmp_path):
+    from hudi_log.spark import spark_session, write
+
+    spark = spark_session()
     df = spark.createDataFrame(ROWS)
     for name in REFUSABLE:
         opts = _options(name, BAD[lookup(name).kind])
@@ -213,11 +227,25 @@ def test_spark_writers_refuse_bad_values_by_name_and_honour_good_ones(tmp_path):
                     write(df, path, opts)
             assert name in str(e.value), (how, name, str(e.value)[-500:])
             assert not Path(path).exists()
-    for i, name in enumerate(n for n in WRITE_NAMES if lookup(n).kind not in (STORED, REFUSED)):
-        path = str(tmp_path / f"ok-{i}")
-        opts = _options(name, _value(name))
-        if i % 2:
-            df.write.format("hudi_log").options(**opts).mode("append").save(path)
+    write(df, str(tmp_path / "ok-1"), _all_valid())
+    df.write.format("hudi_log").options(**_all_valid()).mode("append").save(str(tmp_path / "ok-2"))
+    for ok in ("ok-1", "ok-2"):
+        assert len(read_table(str(tmp_path / ok))) == 2
+    # the stream sink in a running query: refused when it starts, honoured in its micro-batches
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "rows.json").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    stream = spark.readStream.schema(df.schema).json(str(src))
+    for path, opts in (("bad", {**_all_valid(), "hoodie.index.type": "BOGUS"}), ("good", _all_valid())):
+        def run():
+            q = (stream.writeStream.format("hudi_log").options(**opts)
+                 .option("checkpointLocation", str(tmp_path / f"cp-{path}")).trigger(availableNow=True)
+                 .start(str(tmp_path / path)))
+            q.awaitTermination()
+        if path == "bad":
+            with pytest.raises(Exception, match="hoodie.index.type"):
+                run()
+            assert not (tmp_path / "bad" / ".hoodie").exists()
         else:
-            write(df, path, opts)
-        assert len(read_table(path)) == 2, name
+            run()
+            assert len(read_table(str(tmp_path / "good"))) == 2
