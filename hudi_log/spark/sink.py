@@ -136,7 +136,7 @@ class HudiWriter(DataSourceArrowWriter):
             return HudiCommitMessage(task_id, [], None)
         tagged = TAG_FILE_ID in first.schema.names  # rows tagged with their file group (hudi_log.spark.write)
         batches = itertools.chain([first], iterator)
-        with self.tx.heartbeat.kept_alive():  # the instant stays alive while its files are written
+        with self.tx.heartbeat.kept_alive(), say_refused():  # the instant stays alive while its files are written
             done = write_task(self.tx.context, batches, task_id, digest=self.check_keys, tagged=tagged)
         return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
