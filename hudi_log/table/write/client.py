@@ -103,6 +103,7 @@ from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
+from .options import OPERATION, operation_of, resolve
 from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
 from .keygen_config import key_generator, stored_record_keys
 from .task import refuse_clustered_updates, to_table, write_batches
@@ -339,8 +340,8 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
                  data) -> WriteTransaction:
-    opts = normalise_options(options)
-    op = resolve_operation(operation, opts)
+    opts = resolve(options, {OPERATION: operation}, {OPERATION: "the operation"})  # every entry point's one gate
+    op = operation_of(opts)
     kind = index_type(path, opts)  # refused by name before anything is written
     if op == "delete_partition" and not option(opts, PARTITIONS_TO_DELETE):
         raise WriteError(path, f"delete_partition needs {PARTITIONS_TO_DELETE} (comma-separated partition paths, "
