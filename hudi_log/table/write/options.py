@@ -150,6 +150,7 @@ OPTIONS: tuple[Opt, ...] = (
     _I("hoodie.logfile.max.size", sample="1073741824"), _I("hoodie.logfile.data.block.max.size", sample="268435456"),
     # the metadata table
     _B("hoodie.metadata.enable"),
+    _I("hoodie.metadata.compact.max.delta.commits"), _I("hoodie.metadata.cleaner.commits.retained", sample="20"),
     # table services a write runs
     _B("hoodie.clean.automatic"),
     Opt(("hoodie.cleaner.policy",), ENUM, POLICIES, "KEEP_LATEST_COMMITS", "cleaner policy"),
@@ -187,7 +188,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt(("hoodie.datasource.streaming.startOffset",), READ),
     # table properties hudi-log writes itself, from the options above and the data
     *(_S(n) for n in ("hoodie.table.checksum", "hoodie.table.initial.version", "hoodie.table.format",
-                      "hoodie.table.metadata.partitions", "hoodie.table.index.defs.path", "hoodie.timeline.path",
+                      "hoodie.table.metadata.partitions",
+                      "hoodie.table.metadata.partitions.inflight", "hoodie.table.index.defs.path", "hoodie.timeline.path",
                       "hoodie.timeline.history.path", "hoodie.timeline.layout.version", "hoodie.table.create.schema",
                       "hoodie.legacy.payload.class", "hoodie.archivelog.folder")),
     Opt(("hoodie.properties",), FILE), Opt(("hoodie.properties.backup",), FILE),
