@@ -214,7 +214,7 @@ def test_view_in_chromium_corpus_and_damaged(corpus_dir, logs, tmp_path):
                 assert any(e.damage_reason[:60] in c for c in cells)
     # file 0, block 2 (content damaged) selected: its fields by grammar name, the codec's own error shown
     detail = dom.split('id="file-0"')[1].split('<section')[0].split('class="detail"')[1]
-    for field in ("magic", "block_size", "format_version", "block_type", "header", "content_length", "content",
+    for field in ("magic", "len_block", "format_version", "block_type", "header", "len_content", "content",
                   "content_version", "num_records"):
         assert f'data-field="{field}"' in detail, field
     assert 'class="field on" data-field="header"' in detail  # the field named in the URL is highlighted
