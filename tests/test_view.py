@@ -224,6 +224,35 @@ def test_view_in_chromium_corpus_and_damaged(corpus_dir, logs, tmp_path):
 
 @pytest.mark.slow
 @need_chromium
+def test_view_pages_through_a_delete_blocks_records(tmp_path):
+    """A delete block's records are parsed and listed a page (100) at a time, by the grammar's types; the
+    URL can name a page (#block=B&records=N); the last page says so."""
+    from hudi_log.format.content.deletes import DeleteRecord
+    from hudi_log.format.framing import framed_delete_block
+
+    log = tmp_path / ".d-0_1.log.1_0-1-0"
+    records = [DeleteRecord.of(f"key-{i:05d}", f"p{i % 3}", i) for i in range(250)]
+    log.write_bytes(framed_delete_block({"INSTANT_TIME": "20260101000000000"}, records).to_bytes())
+    page = tmp_path / "v.html"
+    assert run("view", str(log), "-o", str(page)).exit_code == 0
+
+    def shown(fragment: str) -> tuple[list[int], str]:
+        dom = dump_dom(str(page), fragment=fragment)
+        assert 'data-rendered="yes"' in dom and re.search(r'data-render-ms="\d+"', dom)
+        items = [int(i) for i in re.findall(r'data-field="records\.array_blocks\[0\]\.items\[(\d+)\]"', dom)]
+        return items, re.sub(r"<[^>]+>", " ", dom.split('class="pages"')[1].split("</p>")[0])
+
+    items, pages = shown("")
+    assert items == list(range(100)) and "delete records 0-99" in pages
+    items, pages = shown("block=0&records=3")
+    assert items == list(range(200, 250)) and "delete records 200-249" in pages
+    dom = dump_dom(str(page), fragment="block=0&records=3")
+    assert re.search(r'<button type="button" class="next-page" disabled', dom)  # nothing after the last page
+    assert '"key-00249"' in dom and '"key-00199"' not in dom  # only the page asked for is parsed and listed
+
+
+@pytest.mark.slow
+@need_chromium
 def test_view_screenshot_shows_blocks_and_damage(logs, tmp_path):
     page, png = tmp_path / "v.html", tmp_path / "v.png"
     assert run("view", str(logs[1]), "-o", str(page)).exit_code == 0
