@@ -294,7 +294,7 @@ types:
           HoodieKey[] / DeleteRecord[].
     instances:
       records:
-        pos: 8
+        pos: 8  # after content_version and len_payload (4 bytes each): where `payload` starts
         size: len_payload
         type:
           switch-on: content_version
