@@ -156,3 +156,69 @@ def test_replace_operations_per_micro_batch(tmp_path):
     d = opts(**part, **{"hoodie.datasource.write.operation": "delete_partition"})
     assert commit_micro_batch(t, d, batch([7], [2]), 2, "q").instant  # the records' partition (n7) goes
     assert rows(t) == {8: "n8"}
+
+
+def _async_stream(t, batches: int, **extra):
+    """``batches`` micro-batches through the sink with async compaction (the default), every batch updating
+    keys 1..3 and inserting one key of its own (in a new file group: no small-file packing, so the updates
+    go to log files); the compaction service joined at the end."""
+    from hudi_log.spark.stream_services import join_services
+
+    o = opts(**{"hoodie.datasource.compaction.async.enable": "true", "hoodie.parquet.small.file.limit": "0",
+                "hoodie.compact.inline.max.delta.commits": "2", **extra})
+    done = [commit_micro_batch(t, o, batch([1, 2, 3, 10 + b], [b] * 4, [f"v{b}"] * 4), b, "q")
+            for b in range(batches)]
+    assert join_services(t) is None
+    return done
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_async_compaction_runs_beside_later_micro_batches(tmp_path, version):
+    from hudi_log.table.metadata_files import compare_with_storage
+
+    t = tmp_path / "t"
+    done = _async_stream(t, 7, **{"hoodie.write.table.version": str(version)})
+    scheduled = [r.compaction for r in done if r.compaction]
+    assert len(scheduled) >= 2 and not any(r.warnings for r in done)
+    tl = Timeline(t, read_properties(t))
+    compactions = [i.requested_time for i in tl.completed_commits() if i.action == "commit"]
+    assert compactions == scheduled  # every scheduled compaction completed, none inline
+    assert not tl.pending(), [str(i) for i in tl.pending()]
+    expect = {1: "v6", 2: "v6", 3: "v6", **{10 + b: f"v{b}" for b in range(7)}}
+    assert rows(t) == expect
+    batch_t = tmp_path / "batch"  # the same rows through one batch write
+    write_table(batch_t, batch(list(expect), [0] * len(expect), list(expect.values())), None, opts(version=version))
+    assert rows(batch_t) == rows(t)
+    assert compare_with_storage(t) == []  # the metadata table in step with both writers' commits
+
+
+def test_async_compaction_failure_is_surfaced_and_recovered(tmp_path, monkeypatch):
+    import hudi_log.table.services.compaction as compaction
+
+    t = tmp_path / "t"
+    real = compaction.run_compaction
+    calls = []
+
+    def failing_once(path, instant=None, options=None):
+        calls.append(instant)
+        if len(calls) == 1:
+            raise compaction.CompactionError(path, "disk full (test)")
+        return real(path, instant, options)
+
+    monkeypatch.setattr(compaction, "run_compaction", failing_once)
+    done = _async_stream(t, 4)
+    failed = done[1].compaction  # scheduled after batch 1, failed in the background
+    assert failed and calls[0] == failed
+    assert any(failed in w and "disk full" in w for w in done[2].warnings)  # surfaced at the next batch
+    tl = Timeline(t, read_properties(t))
+    assert failed in [i.requested_time for i in tl.completed_commits() if i.action == "commit"]  # recovered
+    assert not tl.pending()
+    assert rows(t) == {1: "v3", 2: "v3", 3: "v3", 10: "v0", 11: "v1", 12: "v2", 13: "v3"}
+
+
+def test_inline_option_keeps_compaction_in_the_commit(tmp_path):
+    t = tmp_path / "t"
+    done = _async_stream(t, 2, **{"hoodie.compact.inline": "true"})
+    tl = Timeline(t, read_properties(t))
+    # inline: the batch's result names the completed compaction, and it is done when the batch returns
+    assert done[1].compaction in [i.requested_time for i in tl.completed_commits() if i.action == "commit"]

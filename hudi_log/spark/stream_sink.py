@@ -37,8 +37,10 @@ as in Java.
 Services after each commit (Java's streaming sink schedules them from the write client): compaction of a
 MERGE_ON_READ table once ``hoodie.compact.inline.max.delta.commits`` (default 5) delta commits completed
 since the last one, unless ``hoodie.datasource.compaction.async.enable`` and ``hoodie.compact.inline`` are
-both false or ``hoodie.datasource.write.streaming.disable.compaction`` is true (Java runs it in a
-background thread; we run it in the commit, after the batch's own instant completed); cleaning
+both false or ``hoodie.datasource.write.streaming.disable.compaction`` is true. With
+``hoodie.compact.inline=true`` it runs in the commit, after the batch's own instant completed; otherwise
+(async, the default) it is scheduled there and run by a background thread while later micro-batches
+write, as Java's async compaction service does (stream_services.py); cleaning
 (``hoodie.clean.automatic``, default true; KEEP_LATEST_COMMITS, ``hoodie.cleaner.commits.retained``).
 Refused: the ``complete`` / ``update`` output modes (Java overwrites the table every batch) and operations
 other than upsert / insert / bulk_insert / delete.
@@ -57,6 +59,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from ..paths import AnyPath, as_path, configure_storage, remove_tree
 from ..table.errors import WriteError
+from .stream_services import compactor, join_services, wait_for_foreign_compaction, with_service_lock
 
 SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 CHECKPOINT_IDENTIFIER = "hoodie.datasource.write.streaming.checkpoint.identifier"
@@ -97,8 +100,9 @@ class MicroBatchResult:
     batch_id: int
     instant: str | None  # the commit written; None when skipped (a replay) or empty
     skipped: bool = False
-    compaction: str | None = None
+    compaction: str | None = None  # inline: the compaction completed; async: the one scheduled
     clean: str | None = None
+    warnings: tuple[str, ...] = ()  # a background compaction that failed since the last micro-batch
 
 
 def _get(options: Mapping, key: str, default=None):
@@ -148,6 +152,8 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
     from ..table.write.options import operation_of, resolve
 
     opts = resolve({k: v for k, v in options.items() if k.lower() not in ("path", "checkpointlocation")})
+    if _async_compaction(path, opts):
+        opts = with_service_lock(opts)  # the writer's and the service's commits serialize under it
     identifier = str(_get(opts, CHECKPOINT_IDENTIFIER, DEFAULT_IDENTIFIER))
     op = operation_of(opts)
     if op != "delete":
@@ -161,28 +167,60 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
     extra = {SINK_CHECKPOINT_KEY: json.dumps({identifier: str(batch_id)})}
     if query_id:
         extra[QUERY_ID_KEY] = query_id
+    if _async_compaction(path, opts):
+        wait_for_foreign_compaction(path, opts)
     result = write_table(path, data, None, opts, extra_metadata=extra)
-    compaction, cleaned = _services(path, opts)
-    return MicroBatchResult(batch_id, result.instant, compaction=compaction, clean=cleaned)
+    compaction, cleaned, warnings = _services(path, opts)
+    return MicroBatchResult(batch_id, result.instant, compaction=compaction, clean=cleaned, warnings=warnings)
 
 
-def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
-    """Compaction (MOR, every N delta commits) and cleaning after a micro-batch's commit. A service whose
-    plan another process may be running (optimistic concurrency, fresh heartbeat: PendingServiceError) is
-    left for a later micro-batch with a warning: the batch's commit stands."""
-    from ..table.errors import PendingServiceError
+def _wants_compaction(path, opts: Mapping) -> bool:
     from ..table.properties import read_properties
-    from ..table.services.clean import DEFAULT_RETAIN_COMMITS, clean
-    from ..table.services.compaction import MAX_DELTA_COMMITS, compact
 
-    compaction = None
     wants = _true(opts, COMPACT_INLINE, "false") or _true(opts, COMPACT_ASYNC, "true")
-    if read_properties(path).is_mor and wants and not _true(opts, DISABLE_COMPACTION, "false"):
+    return (wants and not _true(opts, DISABLE_COMPACTION, "false")
+            and (as_path(path) / ".hoodie" / "hoodie.properties").exists() and read_properties(path).is_mor)
+
+
+def _async_compaction(path, opts: Mapping) -> bool:
+    """Java's rule: async when ``hoodie.datasource.compaction.async.enable`` (default true) and not inline.
+    A table the first micro-batch creates is judged by the table type it is given."""
+    if _true(opts, COMPACT_INLINE, "false") or not _true(opts, COMPACT_ASYNC, "true"):
+        return False
+    if _true(opts, DISABLE_COMPACTION, "false"):
+        return False
+    if (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+        return _wants_compaction(path, opts)
+    kind = _get(opts, "hoodie.datasource.write.table.type", _get(opts, "hoodie.table.type", "COPY_ON_WRITE"))
+    return str(kind).upper() == "MERGE_ON_READ"
+
+
+def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """Compaction (MOR, every N delta commits: inline, or scheduled here and run in the background) and
+    cleaning after a micro-batch's commit; (compaction, clean, warnings). A service whose plan another
+    process may be running (fresh heartbeat: PendingServiceError) is left for a later micro-batch with a
+    warning: the batch's commit stands."""
+    from ..table.errors import PendingServiceError
+    from ..table.services.clean import DEFAULT_RETAIN_COMMITS, clean
+    from ..table.services.compaction import MAX_DELTA_COMMITS, compact, pending_compactions, schedule_compaction
+
+    compaction, warnings = None, []
+    if _wants_compaction(path, opts):
         copts = dict(opts)
         copts[MAX_DELTA_COMMITS] = str(_get(opts, MAX_DELTA_COMMITS, DEFAULT_MAX_DELTA_COMMITS))
         try:
-            done = compact(path, copts)
-            compaction = done.instant if done is not None else None
+            if _async_compaction(path, opts):
+                service = compactor(path)
+                failure = service.join()  # one run at a time; the next schedule waits for it
+                if failure is not None:
+                    warnings.append(f"async compaction {failure.instant} failed: {failure.error} (its plan stays "
+                                    "pending and is run again now)")
+                    log.warning("hudi_log: %s: %s", path, warnings[-1])
+                compaction = schedule_compaction(path, copts)
+                service.submit(sorted(pending_compactions(path)), copts)  # a failed run's plan first
+            else:
+                done = compact(path, copts)
+                compaction = done.instant if done is not None else None
         except PendingServiceError as e:
             log.warning("hudi_log: compaction after the micro-batch left for later: %s", e)
     cleaned = None
@@ -191,7 +229,7 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None]:
             cleaned = clean(path, int(_get(opts, CLEAN_RETAINED, DEFAULT_RETAIN_COMMITS)), opts)
         except PendingServiceError as e:
             log.warning("hudi_log: clean after the micro-batch left for later: %s", e)
-    return compaction, cleaned
+    return compaction, cleaned, tuple(warnings)
 
 
 # ---- the Spark side --------------------------------------------------------------------------------
@@ -273,6 +311,7 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
 
     def abort(self, messages, batchId: int) -> None:
         configure_storage(self.options)
+        join_services(self.path)  # the query stops: its background compaction finishes first
         staged = [m for m in messages if m is not None]
         _remove_staged(self.path, staged, next((m.query_id for m in staged), None), batchId)
 
