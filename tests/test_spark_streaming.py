@@ -91,3 +91,34 @@ def test_source_continues_from_its_checkpoint(spark, tmp_path):
     seen = sorted((r["id"], r["name"]) for r in spark.read.parquet(str(out)).collect())
     # every change once: the first run's three rows, the second run's update of 1 and insert of 4
     assert seen == [(1, "a"), (1, "c"), (2, "a"), (3, "b"), (4, "c")]
+
+
+def test_sink_async_compaction_beside_micro_batches(spark, tmp_path):
+    """The default for MERGE_ON_READ: each compaction scheduled after a micro-batch's commit and run in the
+    background while the next batches write; the table then equals a batch write of the same rows, every
+    compaction completed, the metadata table in step, nothing left pending."""
+    from hudi_log.spark.stream_services import wait_for_compactions
+    from hudi_log.table.metadata_files import compare_with_storage
+
+    src, table, ckpt = tmp_path / "in", tmp_path / "table", tmp_path / "ckpt"
+    expect = {}
+    for b in range(6):  # keys 0..199 updated every batch, 200 new keys a batch
+        ids = list(range(200)) + list(range(200 * (b + 1), 200 * (b + 2)))
+        drop(src, f"{b}.parquet", ids, b, [f"v{b}"] * len(ids))
+        expect.update({i: f"v{b}" for i in ids})
+    o = {**OPTS, "hoodie.datasource.compaction.async.enable": "true", "hoodie.parquet.small.file.limit": "0",
+         "hoodie.compact.inline.max.delta.commits": "2"}
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
+    run(stream.writeStream.format("hudi_log").options(**o).option("checkpointLocation", str(ckpt))
+        .trigger(availableNow=True).start(str(table)))
+    # the query's end does not join the commit worker's compaction service (no stop hook): wait for it
+    assert wait_for_compactions(table, TIMEOUT) == []
+    tl = Timeline(table, read_properties(table))
+    assert [i.action for i in tl.completed_commits()].count("commit") >= 2  # compactions completed
+    assert not tl.pending(), [str(i) for i in tl.pending()]
+    assert {r["id"]: r["name"] for r in read_table(table).to_pylist()} == expect
+    batch_t = tmp_path / "batch"
+    write_table(batch_t, pa.table({"id": list(expect), "name": list(expect.values()), "ts": [9] * len(expect)}),
+                None, OPTS)
+    assert {r["id"]: r["name"] for r in read_table(batch_t).to_pylist()} == expect
+    assert compare_with_storage(table) == []

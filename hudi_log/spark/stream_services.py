@@ -18,7 +18,8 @@ streaming-sink commit worker, reused from batch to batch):
 * a compaction another process runs (a former commit worker; fresh heartbeat) is waited for before a
   micro-batch writes (:func:`wait_for_foreign_compaction`), since the in-process lock does not reach it;
 * the thread is not a daemon: a worker that exits lets the run finish first. PySpark's Python sink API has
-  no stop hook, so a query's end does not join it; ``abort`` and the next batch do.
+  no stop hook, so a query's end does not join it; ``abort`` and the next batch do, and a driver waits
+  for it with :func:`wait_for_compactions`.
 """
 
 from __future__ import annotations
@@ -142,5 +143,20 @@ def wait_for_foreign_compaction(path, opts: Mapping, timeout_s: float | None = N
         time.sleep(_POLL_S)
 
 
-__all__ = ["AsyncCompactor", "ServiceFailure", "compactor", "join_services", "wait_for_foreign_compaction",
-           "with_service_lock"]
+def wait_for_compactions(path, timeout_s: float) -> list[str]:
+    """From any process (a driver once its query ended, a test): wait until the table has no pending
+    compaction, at most ``timeout_s``; the compactions still pending then (empty: all done). The query's end
+    does not join the commit worker's service (no stop hook), so this is how its caller waits for it."""
+    from ..table.properties import read_properties
+    from ..table.timeline.timeline import Timeline
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pending = [c.requested_time for c in Timeline(as_path(path), read_properties(path)).pending_compactions()]
+        if not pending or time.monotonic() >= deadline:
+            return pending
+        time.sleep(_POLL_S)
+
+
+__all__ = ["AsyncCompactor", "ServiceFailure", "compactor", "join_services", "wait_for_compactions",
+           "wait_for_foreign_compaction", "with_service_lock"]
