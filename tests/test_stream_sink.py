@@ -222,3 +222,49 @@ def test_inline_option_keeps_compaction_in_the_commit(tmp_path):
     tl = Timeline(t, read_properties(t))
     # inline: the batch's result names the completed compaction, and it is done when the batch returns
     assert done[1].compaction in [i.requested_time for i in tl.completed_commits() if i.action == "commit"]
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_micro_batch_writes_while_the_compaction_runs(tmp_path, monkeypatch, version):
+    """The next micro-batch writes and commits while the background compaction is inflight (held there until
+    that batch's commit): the write's rollback of failed writes and its live-writer check leave the running
+    compaction be, the compaction then completes, and the batch's rows land in the compaction's new slice."""
+    import threading
+
+    import hudi_log.table.services.compaction as compaction
+    import hudi_log.table.write.client as client
+    from hudi_log.spark.stream_services import join_services
+    from hudi_log.table.metadata_files import compare_with_storage
+
+    t = tmp_path / "t"
+    o = opts(version=version, **{"hoodie.datasource.compaction.async.enable": "true",
+                                 "hoodie.parquet.small.file.limit": "0",
+                                 "hoodie.compact.inline.max.delta.commits": "2"})
+    written, inflight = threading.Event(), threading.Event()
+    real_slice, real_write = compaction._compact_slice, client.write_table
+
+    def held_slice(*a, **k):
+        inflight.set()
+        assert written.wait(120), "the micro-batch did not write beside the compaction"
+        return real_slice(*a, **k)
+
+    def write_then_release(*a, **k):
+        result = real_write(*a, **k)
+        if inflight.is_set():
+            written.set()
+        return result
+
+    monkeypatch.setattr(compaction, "_compact_slice", held_slice)
+    monkeypatch.setattr(client, "write_table", write_then_release)
+    first = [commit_micro_batch(t, o, batch([1, 2, 3, 10 + b], [b] * 4, [f"v{b}"] * 4), b, "q") for b in range(2)]
+    assert first[1].compaction and inflight.wait(120)
+    during = commit_micro_batch(t, o, batch([1, 2, 3, 12], [2] * 4, ["v2"] * 4), 2, "q")
+    assert during.instant and written.is_set()
+    assert join_services(t) is None
+    tl = Timeline(t, read_properties(t))
+    assert not any(i.action == "rollback" for i in tl.instants)
+    done = [i.requested_time for i in tl.completed_commits()]
+    assert first[1].compaction in done and during.instant in done and not tl.pending()
+    assert done.index(during.instant) > done.index(first[1].instant)
+    assert rows(t) == {1: "v2", 2: "v2", 3: "v2", 10: "v0", 11: "v1", 12: "v2"}
+    assert compare_with_storage(t) == []

@@ -8,7 +8,10 @@ one micro-batch) and ``Trigger.AvailableNow``:
 
 * parquet: ``writeStream.format("parquet")`` — Spark's file sink, the baseline;
 * hudi_log: ``writeStream.format("hudi_log")`` upserting into a MERGE_ON_READ table (one delta commit per
-  micro-batch; every second batch updates the keys of the one before, so updates and inserts mix);
+  micro-batch; every second batch updates the keys of the one before, so updates and inserts mix), with
+  the sink's defaults: compaction every 5 delta commits, async (``--inline-compaction``: in the commit).
+  An async compaction still running when the query ends is waited for before the next query starts (so
+  it takes no CPU from the floor's run) and its time after the query's end is reported as ``tail``;
 * floor: the floor of any sink written with PySpark's Python data source API: a Python stream writer whose
   tasks take the rows Spark hands them as Arrow batches and count them, and whose commit does nothing (no
   file written, no Hudi) -- what the API's hand-over costs, as tools/bench/spark.py measures it for reads.
@@ -89,12 +92,13 @@ def register_floor_sink(spark) -> str:
     return FloorSink.name()
 
 
-def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path) -> tuple[float, list[float], int, float]:
+def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path,
+              options: dict | None = None) -> tuple[float, list[float], int, float]:
     """(wall seconds, each batch's triggerExecution seconds, rows, steady rows/s)."""
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
     w = stream.writeStream.format(fmt).option("checkpointLocation", str(ckpt)).trigger(availableNow=True)
     if fmt == "hudi_log":
-        w = w.options(**OPTIONS)
+        w = w.options(**(options or OPTIONS))
     t = time.perf_counter()
     q = w.start(str(target))
     q.awaitTermination()
@@ -113,10 +117,14 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-rows", default="10000,100000")
     ap.add_argument("--batches", type=int, default=6)
     ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--inline-compaction", action="store_true", help="hoodie.compact.inline=true (not async)")
     args = ap.parse_args(argv)
+    options = {**OPTIONS, "hoodie.compact.inline": str(args.inline_compaction).lower()}
 
     from hudi_log.spark import spark_session
-    from hudi_log.table import read_table
+    from hudi_log.spark.stream_services import wait_for_compactions
+    from hudi_log.table import read_properties, read_table
+    from hudi_log.table.timeline.timeline import Timeline
 
     spark = spark_session(args.master, app_name="hudi-log bench stream")
     floor = register_floor_sink(spark)
@@ -126,12 +134,22 @@ def main(argv=None) -> int:
             src = work / f"in-{rows}"
             make_input(src, rows, args.batches)
             out = {}
+            tail = 0.0
             for fmt in ("parquet", "hudi_log", floor):
-                out[fmt] = run_query(spark, src, fmt, work / f"{fmt}-{rows}", work / f"ckpt-{fmt}-{rows}")
+                out[fmt] = run_query(spark, src, fmt, work / f"{fmt}-{rows}", work / f"ckpt-{fmt}-{rows}", options)
+                if fmt == "hudi_log":  # the async compaction the query's end left running
+                    t = time.perf_counter()
+                    left = wait_for_compactions(work / f"hudi_log-{rows}", 600)
+                    tail = time.perf_counter() - t
+                    assert not left, f"compactions still pending: {left}"
+            compactions = sum(1 for i in Timeline(work / f"hudi_log-{rows}",
+                                                  read_properties(work / f"hudi_log-{rows}")).completed_commits()
+                              if i.action == "commit")
             out["floor"] = out.pop(floor)
             keys = read_table(str(work / f"hudi_log-{rows}")).num_rows
             assert keys == rows * ((args.batches + 1) // 2), keys  # every key once
-            print(f"\n{args.batches} micro-batches of {rows:,} rows, {args.master}:")
+            print(f"\n{args.batches} micro-batches of {rows:,} rows, {args.master} ({compactions} compaction(s), "
+                  f"{'inline' if args.inline_compaction else 'async'}; tail after the query's end {tail:.1f}s):")
             for fmt, (wall, lat, n, steady_rate) in out.items():
                 steady = lat[1:] or lat
                 print(f"  {fmt:8}  {n / wall:10,.0f} rows/s  (steady {steady_rate:10,.0f} rows/s)   latency median "
