@@ -17,9 +17,9 @@ streaming-sink commit worker, reused from batch to batch):
   heartbeat checks never take a compaction for a failed write (``failed_write_candidates``);
 * a compaction another process runs (a former commit worker; fresh heartbeat) is waited for before a
   micro-batch writes (:func:`wait_for_foreign_compaction`), since the in-process lock does not reach it;
-* the thread is not a daemon: a worker that exits lets the run finish first. PySpark's Python sink API has
-  no stop hook, so a query's end does not join it; ``abort`` and the next batch do, and a driver waits
-  for it with :func:`wait_for_compactions`.
+* PySpark's Python sink API has no stop hook, so a query's end does not join the thread; ``abort`` and the
+  next batch do, and a driver waits for it with :func:`wait_for_compactions` (Spark's shutdown kills the
+  worker: a run killed there is rolled back and run again later, as any killed compaction).
 """
 
 from __future__ import annotations
