@@ -209,7 +209,9 @@ def test_async_compaction_failure_is_surfaced_and_recovered(tmp_path, monkeypatc
     done = _async_stream(t, 4)
     failed = done[1].compaction  # scheduled after batch 1, failed in the background
     assert failed and calls[0] == failed
-    assert any(failed in w and "disk full" in w for w in done[2].warnings)  # surfaced at the next batch
+    # surfaced at the next batch that finds the run ended (the next one at the latest: it joins the run)
+    warned = [b for b, r in enumerate(done) if any(failed in w and "disk full" in w for w in r.warnings)]
+    assert len(warned) == 1 and warned[0] in (2, 3), warned
     tl = Timeline(t, read_properties(t))
     assert failed in [i.requested_time for i in tl.completed_commits() if i.action == "commit"]  # recovered
     assert not tl.pending()

@@ -182,6 +182,19 @@ def _wants_compaction(path, opts: Mapping) -> bool:
             and (as_path(path) / ".hoodie" / "hoodie.properties").exists() and read_properties(path).is_mor)
 
 
+def _compaction_due(path, max_delta_commits: int) -> bool:
+    """Java's NUM_COMMITS trigger as its async path counts: the delta commits completed since the latest
+    compaction, completed or pending (one running in the background counts), reach the number."""
+    from ..table.properties import read_properties
+    from ..table.timeline.timeline import COMMIT, DELTA_COMMIT, Timeline
+
+    timeline = Timeline(as_path(path), read_properties(path))
+    done = timeline.completed_commits()
+    last = max([i.requested_time for i in done if i.action == COMMIT]
+               + [c.requested_time for c in timeline.pending_compactions()], default="")
+    return sum(1 for i in done if i.action == DELTA_COMMIT and i.requested_time > last) >= max_delta_commits
+
+
 def _async_compaction(path, opts: Mapping) -> bool:
     """Java's rule: async when ``hoodie.datasource.compaction.async.enable`` (default true) and not inline.
     A table the first micro-batch creates is judged by the table type it is given."""
@@ -211,13 +224,16 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, .
         try:
             if _async_compaction(path, opts):
                 service = compactor(path)
-                failure = service.join()  # one run at a time; the next schedule waits for it
-                if failure is not None:
-                    warnings.append(f"async compaction {failure.instant} failed: {failure.error} (its plan stays "
-                                    "pending and is run again now)")
-                    log.warning("hudi_log: %s: %s", path, warnings[-1])
-                compaction = schedule_compaction(path, copts)
-                service.submit(sorted(pending_compactions(path)), copts)  # a failed run's plan first
+                due = _compaction_due(path, int(copts[MAX_DELTA_COMMITS]))
+                if due or service.running is None:
+                    failure = service.join()  # one run at a time: the next schedule waits for it
+                    if failure is not None:
+                        warnings.append(f"async compaction {failure.instant} failed: {failure.error} (its plan "
+                                        "stays pending and is run again now)")
+                        log.warning("hudi_log: %s: %s", path, warnings[-1])
+                    if due:
+                        compaction = schedule_compaction(path, copts)
+                    service.submit(sorted(pending_compactions(path)), copts)  # a failed run's plan first
             else:
                 done = compact(path, copts)
                 compaction = done.instant if done is not None else None
