@@ -182,17 +182,19 @@ def _wants_compaction(path, opts: Mapping) -> bool:
             and (as_path(path) / ".hoodie" / "hoodie.properties").exists() and read_properties(path).is_mor)
 
 
-def _compaction_due(path, max_delta_commits: int) -> bool:
-    """Java's NUM_COMMITS trigger as its async path counts: the delta commits completed since the latest
-    compaction, completed or pending (one running in the background counts), reach the number."""
+def _compaction_due(path, max_delta_commits: int) -> tuple[bool, list[str]]:
+    """(due, the pending compactions) by Java's NUM_COMMITS trigger as its async path counts: the delta
+    commits completed since the latest compaction, completed or pending (one running in the background
+    counts), reach the number."""
     from ..table.properties import read_properties
     from ..table.timeline.timeline import COMMIT, DELTA_COMMIT, Timeline
 
     timeline = Timeline(as_path(path), read_properties(path))
     done = timeline.completed_commits()
-    last = max([i.requested_time for i in done if i.action == COMMIT]
-               + [c.requested_time for c in timeline.pending_compactions()], default="")
-    return sum(1 for i in done if i.action == DELTA_COMMIT and i.requested_time > last) >= max_delta_commits
+    pending = [c.requested_time for c in timeline.pending_compactions()]
+    last = max([i.requested_time for i in done if i.action == COMMIT] + pending, default="")
+    due = sum(1 for i in done if i.action == DELTA_COMMIT and i.requested_time > last) >= max_delta_commits
+    return due, pending
 
 
 def _async_compaction(path, opts: Mapping) -> bool:
@@ -215,7 +217,7 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, .
     warning: the batch's commit stands."""
     from ..table.errors import PendingServiceError
     from ..table.services.clean import DEFAULT_RETAIN_COMMITS, clean
-    from ..table.services.compaction import MAX_DELTA_COMMITS, compact, pending_compactions, schedule_compaction
+    from ..table.services.compaction import MAX_DELTA_COMMITS, compact, schedule_compaction
 
     compaction, warnings = None, []
     if _wants_compaction(path, opts):
@@ -224,7 +226,7 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, .
         try:
             if _async_compaction(path, opts):
                 service = compactor(path)
-                due = _compaction_due(path, int(copts[MAX_DELTA_COMMITS]))
+                due, pending = _compaction_due(path, int(copts[MAX_DELTA_COMMITS]))
                 if due or service.running is None:
                     failure = service.join()  # one run at a time: the next schedule waits for it
                     if failure is not None:
@@ -233,7 +235,8 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, .
                         log.warning("hudi_log: %s: %s", path, warnings[-1])
                     if due:
                         compaction = schedule_compaction(path, copts)
-                    service.submit(sorted(pending_compactions(path)), copts)  # a failed run's plan first
+                    # a failed run's plan first (its run checks the plan as pending_compactions does)
+                    service.submit(sorted({*pending, *([compaction] if compaction else [])}), copts)
             else:
                 done = compact(path, copts)
                 compaction = done.instant if done is not None else None
