@@ -203,12 +203,13 @@ def _queued_blocks(log_files) -> list:
 
 
 def read_partition_records(table_path, partition: str, as_of: str | None = None, merge=None,
-                           keys=None) -> tuple[dict[str, dict], dict]:
+                           keys=None, file_ids=None) -> tuple[dict[str, dict], dict]:
     """The merged records of the metadata table's ``partition`` (key -> ``HoodieMetadataRecord`` as a dict)
     and facts about the slices read (``valid_instants``, ``slices``). ``merge(old, new)`` combines two records
     of one key (``HoodieMetadataPayload``'s rule for the partition's record type; default: the later one
     wins). ``keys``: only these keys are kept (a lookup). Every partition is read the same way: the latest
-    slice of each file group, base HFile then log blocks of valid, committed instants."""
+    slice of each file group, base HFile then log blocks of valid, committed instants. ``file_ids``: only these
+    file groups (a lookup reads the groups its keys map to)."""
     from .view.file_system_view import FileSystemView
 
     merge = merge or (lambda old, new: new)
@@ -221,7 +222,7 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
     valid = valid_instants(data, meta, as_of)
     committed = _committed_in(meta)
     view = FileSystemView(root, mprops, meta)
-    groups = view.file_groups.get(partition, [])
+    groups = [g for g in view.file_groups.get(partition, []) if file_ids is None or g.file_id in file_ids]
     records: dict[str, dict] = {}
     facts = {"valid_instants": valid, "slices": []}
     for g in groups:
