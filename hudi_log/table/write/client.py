@@ -101,6 +101,7 @@ from ..metadata_table import guard_metadata_table
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .record_index_lookup import RECORD_INDEX, RecordIndexLookup, check_usable
 from .key_lookup import index_type, plan_index
 from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
 from .keygen_config import key_generator, stored_record_keys
@@ -422,9 +423,13 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
-        defer = defer_index and looks_up and props.is_mor and not distributed_index
+        if looks_up and kind == RECORD_INDEX:
+            check_usable(table_path, props, timeline, opts)  # refused by name before anything is written
+        defer = defer_index and looks_up and props.is_mor and not distributed_index and kind != RECORD_INDEX
         if distributed_index:
             index = plan_index(table_path, props, timeline, groups if looks_up else {}, kind)
+        elif kind == RECORD_INDEX:
+            index = RecordIndexLookup(table_path) if looks_up else KeyIndex.empty()
         else:
             index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
