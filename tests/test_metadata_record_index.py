@@ -92,6 +92,18 @@ def test_java_string_hash_and_file_group_mapping():
     assert si.file_group_index("a\\$b$k", 10) == ri.map_key_to_file_group("a\\$b$", 10)
 
 
+def test_bulk_mapping_equals_the_one_key_mapping():
+    import random
+
+    rnd = random.Random(7)
+    alphabet = "abcXYZ09-_$\\\x00é漢\U0001F600"
+    keys = ["", "polygenelubricants"] + ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 60)))
+                                         for _ in range(2000)]
+    for n in (1, 7, 10, 10000):
+        assert ri.file_group_indexes(keys, n).tolist() == [ri.map_key_to_file_group(k, n) for k in keys]
+    assert ri.file_group_indexes([], 10).tolist() == []
+
+
 def test_file_group_count_is_javas_estimate():
     assert ri.file_group_count(0, {}) == 10
     assert ri.file_group_count(100_000_000, {}) == 10  # 8 by size: the minimum
@@ -215,6 +227,17 @@ def test_secondary_index_replay_deletes_the_entries_of_deleted_records(metadata_
     assert all(r.payload is None for r in deletes["DELETE_PREPPED"])
     assert {si.split_key(r.key)[0] for r in deletes["DELETE_PREPPED"]} == {"rider-F", "rider-J"}
     assert not [r for r in deletes["UPSERT_PREPPED"] if r.payload is not None and "fare" in r.key]
+
+
+def test_secondary_index_skips_clustering_and_refuses_overwrites(metadata_tables):
+    root = metadata_tables["sample_table_mor_avro_v9_txns_simple_meta"]
+    props = read_properties(root)
+    tl = Timeline(root, props)
+    by_op = {tl.commit_metadata(i).get("operationType"): i for i in tl.completed() if i.action == "replacecommit"}
+    change = lambda i: DataChange(root, props, i.requested_time, i.action, tl.commit_metadata(i))  # noqa: E731
+    assert si.records(change(by_op["CLUSTER"]), partition="secondary_index_merchant_idx") == []
+    with pytest.raises(si.SecondaryIndexError, match="INSERT_OVERWRITE at .* cannot be applied to a secondary index"):
+        si.records(change(by_op["INSERT_OVERWRITE"]), partition="secondary_index_merchant_idx")
 
 
 def test_secondary_index_lookup(metadata_tables):

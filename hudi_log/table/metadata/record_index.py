@@ -90,6 +90,26 @@ def file_group_index(key: str, count: int) -> int:
     return map_key_to_file_group(key, count)
 
 
+def file_group_indexes(keys, count: int):
+    """:func:`map_key_to_file_group` of many keys at once: the hash runs over all keys' UTF-16 code units one
+    position at a time (numpy, wrapping uint32 arithmetic as Java's int)."""
+    import numpy as np
+
+    if count <= 0:
+        raise ValueError(f"a metadata partition has {count} file groups")
+    enc = [k.encode("utf-16-be", "surrogatepass") for k in keys]
+    lens = np.fromiter((len(e) // 2 for e in enc), np.int64, len(enc))
+    units = np.frombuffer(b"".join(enc), ">u2").astype(np.uint32)
+    starts = np.cumsum(lens) - lens
+    h = np.zeros(len(enc), np.uint32)
+    for j in range(int(lens.max(initial=0))):
+        m = lens > j
+        h[m] = h[m] * np.uint32(31) + units[starts[m] + j]
+    signed = h.astype(np.int64)
+    signed[signed >= 1 << 31] -= 1 << 32
+    return np.abs(signed) % count
+
+
 def estimate_file_group_count(record_count: int, average_record_size: int, min_count: int, max_count: int,
                               growth: float, max_size: int) -> int:
     """``HoodieTableMetadataUtil.estimateFileGroupCount`` (Java float arithmetic for the growth)."""
@@ -348,7 +368,7 @@ def lookup_record_index(table_path, keys: Iterable[str]) -> dict[str, tuple[str,
     ids = _sorted_file_ids(table_path, PARTITION)
     if not ids:
         raise RecordIndexError(metadata_path(table_path) / PARTITION, "the record index has no file groups")
-    groups = {ids[map_key_to_file_group(k, len(ids))] for k in wanted}
+    groups = {ids[int(i)] for i in set(file_group_indexes(sorted(wanted), len(ids)).tolist())}
     recs, _ = read_partition_records(table_path, PARTITION, keys=wanted, file_ids=groups)
     out = {}
     for k, rec in recs.items():

@@ -16,8 +16,9 @@ Mirrors Hudi 1.1 (``SecondaryIndexer``, ``SecondaryIndexRecordGenerationUtils``,
 * **Per commit**: for each file group a commit wrote, the record key -> secondary key map of its previous
   merged slice (as of the latest completed write before the commit) is compared with the slice after it
   (the new base file alone, or the previous slice with the commit's log files): new keys are inserted, a
-  changed value deletes the old entry and inserts the new, a key gone deletes its entry. Compaction changes
-  nothing; clean, rollback and restore add nothing here (as for the record index).
+  changed value deletes the old entry and inserts the new, a key gone deletes its entry. Compaction and
+  clustering change nothing; clean, rollback and restore add nothing here (as for the record index); an
+  insert overwrite or a partition delete is refused by name, as Java's ``SecondaryIndexer`` refuses it.
 * **Mapping** (:func:`file_group_index`): V2 hashes the escaped secondary key with its ``$``
   (``getSecondaryKeyToFileGroupMappingFunction``), so one value's entries share a file group; V1 hashes the
   whole key. **Sizing**: the record index's (``SecondaryIndexer`` uses its estimate and options).
@@ -42,6 +43,8 @@ from .data_files import (IndexBuildError, base_columns, before, data_file, index
 from .record_index import file_group_count, index_definitions, map_key_to_file_group  # noqa: F401 (sizing is shared)
 
 PREFIX = "secondary_index_"
+#: operations Java's SecondaryIndexer refuses on a table with a secondary index
+OVERWRITES = ("INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE", "DELETE_PARTITION")
 TYPE_SECONDARY_INDEX = 7
 SEPARATOR, ESCAPE, NULL_CHAR = "$", "\\", "\x00"
 _EPOCH_DAY = datetime.date(1970, 1, 1)
@@ -196,8 +199,12 @@ def _delete(secondary, record_key) -> MetadataRecord:
 def records(change: DataChange, partition: str | None = None) -> list[MetadataRecord]:
     """The secondary index records of one data action (see the module's rules)."""
     stats = indexed_write_stats(change, SecondaryIndexError, "a secondary index")
-    if stats is None:
+    op = str((change.metadata or {}).get("operationType") or "").upper()
+    if stats is None or op == "CLUSTER":  # clustering moves records, their keys and values stay
         return []
+    if op in OVERWRITES:
+        raise SecondaryIndexError(change.table_path, f"{op} at {change.instant} cannot be applied to a secondary "
+                                  "index (Java refuses it too); drop the index first")
     partition = resolve_partition(change.props, partition)
     field, _ = definition(change.table_path, change.props, partition)
     base = as_path(change.table_path)
