@@ -207,9 +207,12 @@ def test_secondary_indexes_bootstrapped_and_replayed_equal_javas(metadata_tables
             ours = _replay(root, si, state, after=start, partition=part)
             java = _java(root, part, "SecondaryIndexMetadata")
             assert ours == java and java, (name, part)
-            _, version = si.definition(root, props, part)
+            builder = si.for_partition(root, props, part)  # the partition's builder, bound
             placed = _placement(root, part)
-            assert all(si.file_group_index(k, 10, version) == g for k, g in placed.items()), (name, part)
+            assert all(builder.file_group_index(k, 10) == g for k, g in placed.items()), (name, part)
+            assert {r.key: r.payload for r in builder.bootstrap(root, props, {}, as_of=start)} == \
+                {r.key: r.payload for r in si.bootstrap(root, props, {}, as_of=start, partition=part)}
+            assert builder.file_group_count(len(java), {}) == 10
             seen += 1
     assert seen == 3  # rider_idx (V1, then updated and deleted), merchant_idx (a null value), txn_date_idx (dates)
 

@@ -126,8 +126,9 @@ def log_states(paths, columns: Iterable[str] = (), *, upto: str | None = None, s
 
 
 def ordered_logs(paths) -> list:
-    """Log file paths in Hudi's ``LogFileComparator`` order."""
-    parsed = [(parse_log_file_name(as_path(p), 0), p) for p in paths]
+    """Log file paths in Hudi's ``LogFileComparator`` order, each once (a table before version 8 appends a
+    commit's blocks to a log file the slice already has)."""
+    parsed = [(parse_log_file_name(as_path(p), 0), p) for p in dict.fromkeys(paths)]
     return [p for lf, p in sorted(parsed, key=lambda x: x[0].sort_key() if x[0] else ("", 0, False, str(x[1]), False))]
 
 

@@ -25,11 +25,14 @@ Mirrors Hudi 1.1 (``SecondaryIndexer``, ``SecondaryIndexRecordGenerationUtils``,
 
 Every function takes ``partition=`` (the metadata partition, ``secondary_index_<name>``): one module builds
 every secondary index. Where it is not given and the table lists exactly one secondary index, that one.
+:func:`for_partition` binds one index (its partition and version) into an object with the functions of
+:class:`~.change.PartitionBuilder`, for a writer that calls every builder alike.
 """
 
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 from typing import Mapping
 
 import pyarrow as pa
@@ -286,3 +289,29 @@ def lookup_secondary_index(table_path, partition: str, values) -> dict[str | Non
         if sec in wanted:
             out.setdefault(sec, set()).add(rk)
     return out
+
+
+@dataclass(frozen=True)
+class SecondaryIndexBuilder:
+    """One secondary index's builder: :class:`~.change.PartitionBuilder`'s functions bound to its partition
+    and index version."""
+
+    partition: str
+    version: str
+
+    def records(self, change: DataChange) -> list[MetadataRecord]:
+        return records(change, partition=self.partition)
+
+    def bootstrap(self, table_path, props: TableProperties, options: Mapping, as_of: str | None = None):
+        return bootstrap(table_path, props, options, as_of=as_of, partition=self.partition)
+
+    def file_group_count(self, record_count: int, options: Mapping) -> int:
+        return file_group_count(record_count, options)
+
+    def file_group_index(self, key: str, count: int) -> int:
+        return file_group_index(key, count, self.version)
+
+
+def for_partition(table_path, props: TableProperties, partition: str) -> SecondaryIndexBuilder:
+    """The builder of the secondary index ``partition`` of the table (its definition checked)."""
+    return SecondaryIndexBuilder(partition, definition(table_path, props, partition)[1])
