@@ -13,9 +13,12 @@ metadata tables hold (table versions 8 and 9 alike):
 * **Per commit** (commit, deltacommit, replacecommit; compaction and log compaction add nothing): for each
   file group the commit wrote, a new base file's keys not in its previous base file (``prevBaseFile``) are
   inserts at the new location, the previous file's keys not in the new one deletes; an update in place writes
-  nothing. Log files: keys a delete block removed that the earlier logs of the stat held live are deleted,
-  keys earlier logs had deleted and this commit brings back are revived; a log write stat counting inserts is
-  refused, as Java refuses it. Insert overwrite: the keys of the partitions' latest base files that the commit
+  nothing. Log files: a key live in the file group's merged slice before the commit and not after is
+  deleted, one not live before (a log had deleted it) and live after is revived at the file group; a log
+  write stat counting inserts is refused, as Java refuses it. (Java computes the same from the stat's
+  log files alone, which for a key deleted in a log and written back into the same file group by a SIMPLE
+  or BLOOM write, where the base file still holds it, revives nothing and leaves the key out of the
+  index; hudi-log reads the slice, so the key is found where it lives.) Insert overwrite: the keys of the partitions' latest base files that the commit
   did not write again are deleted (insert_overwrite_table: by key alone; delete_partition: all). A key both
   deleted and inserted keeps the insert (``reduceByKeys``). Clustering writes new base files: every key moves.
 * **Clean, rollback, restore**: nothing here (Java undoes a rolled-back commit by rolling back its metadata
@@ -46,8 +49,8 @@ from ..metadata_files import metadata_path, read_partition_records
 from ..properties import TableProperties, read_properties
 from ..timeline.timeline import Timeline
 from .change import DataChange, MetadataRecord
-from .data_files import (IndexBuildError, base_keys, before, data_file, indexed_write_stats, is_log_path, log_states,
-                         option, ordered_logs, pending_other_than, slice_state, storage_view)
+from .data_files import (IndexBuildError, base_keys, before, data_file, indexed_write_stats, is_log_path, option,
+                         ordered_logs, pending_other_than, slice_state, storage_view)
 
 PARTITION = "record_index"
 TYPE_RECORD_INDEX = 5
@@ -273,6 +276,15 @@ def records(change: DataChange) -> list[MetadataRecord]:
     timeline = Timeline(base, change.props)
     skip = pending_other_than(timeline, change.instant)
     ms = instant_millis(change.instant, change.props)
+    as_of = before(timeline, change.instant)
+    slices: dict = {}
+
+    def previous() -> dict:  # the file groups' merged slices before the commit (read once, when a log asks)
+        if not slices and as_of is not None:
+            view = storage_view(base, change.props, timeline, as_of)
+            slices.update({(sl.partition, sl.file_id): sl for sl in view.latest_file_slices()})
+            slices.setdefault(None, None)
+        return slices
     by_fid: dict[str, list[dict]] = {}
     for s in stats:
         by_fid.setdefault(s.get("fileId") or "", []).append(s)
@@ -296,20 +308,14 @@ def records(change: DataChange) -> list[MetadataRecord]:
             out.extend(MetadataRecord(k, None) for k in prev - new)
         if logs:
             part = logs[0].get("partitionPath") or ""
-            folder = f"{part}/" if part else ""
-            current = ordered_logs(data_file(base, s["path"], source=source, field="partitionToWriteStats.path")
-                                   for s in logs)
-            every = ordered_logs(data_file(base, folder + name, source=source, field="partitionToWriteStats.logFiles")
-                                 for s in logs for name in (s.get("logFiles") or []))
-            earlier = [p for p in every if p not in set(current)]
-            if not earlier:
-                now = log_states(current, upto=change.instant, skip=skip)
-                out.extend(MetadataRecord(k, None) for k in now.deleted)
-            else:
-                now = log_states(every, upto=change.instant, skip=skip)
-                was = log_states(earlier, upto=change.instant, skip=skip)
-                out.extend(_update(k, part, fid, ms) for k in was.deleted & set(now.live))
-                out.extend(MetadataRecord(k, None) for k in set(was.live) & now.deleted)
+            current = [data_file(base, s["path"], source=source, field="partitionToWriteStats.path") for s in logs]
+            sl = previous().get((part, fid))
+            prev_base = sl.base_file.path if sl is not None and sl.base_file is not None else None
+            prev_logs = [lf.path for lf in sl.log_files] if sl is not None else []
+            was = slice_state(base, prev_base, prev_logs, upto=as_of, skip=skip) if sl is not None else {}
+            now = slice_state(base, prev_base, ordered_logs([*prev_logs, *current]), upto=change.instant, skip=skip)
+            out.extend(_update(k, part, fid, ms) for k in now.keys() - was.keys())  # revived
+            out.extend(MetadataRecord(k, None) for k in was.keys() - now.keys())
     out = _reduce(out)
     replaced = md.get("partitionToReplaceFileIds") or {}
     if op in ("INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE", "DELETE_PARTITION") and replaced:
