@@ -167,8 +167,20 @@ def _merge(old: dict | None, new: dict) -> dict:
     return {**new, "filesystemMetadata": merged}
 
 
-def _base_records(path) -> list[dict]:
+def _decode_cells(cells, schema: dict, where, offset: int, wanted=None) -> list[dict]:
+    """HFile cells as records; ``wanted``: only the cells of these keys are decoded (a lookup)."""
     from ..format.content.avro import decode_datums
+
+    if wanted is not None:
+        cells = [c for c in cells if c.key in wanted]
+    out = decode_datums([c.value for c in cells], schema, None, str(where), offset)
+    for cell, rec in zip(cells, out):
+        if rec.get("key") in ("", None):  # Hudi blanks the key field in HFile values
+            rec["key"] = cell.key
+    return out
+
+
+def _base_records(path, wanted=None) -> list[dict]:
     from ..format.content.hfile import HFileError, read_hfile
     import json
 
@@ -177,11 +189,7 @@ def _base_records(path) -> list[dict]:
         schema = json.loads(hf.file_info["schema"].decode("utf-8"))
     except (HFileError, KeyError, ValueError) as e:
         raise MetadataFilesError(path, f"metadata base file unreadable: {e}") from e
-    out = decode_datums([c.value for c in hf.records], schema, None, str(path), 0)
-    for cell, rec in zip(hf.records, out):
-        if rec.get("key") in ("", None):  # Hudi blanks the key field in HFile values
-            rec["key"] = cell.key
-    return out
+    return _decode_cells(hf.records, schema, path, 0, wanted)
 
 
 def _queued_blocks(log_files) -> list:
@@ -236,9 +244,8 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
             raise MetadataFilesError(s.base_file.path, f"the metadata table was compacted at {s.base_instant}, after "
                                      f"{as_of}: its state as of {as_of} is gone (list storage instead)")
         if s.base_file is not None:
-            for rec in _base_records(s.base_file.path):
-                if wanted is None or rec["key"] in wanted:
-                    records[rec["key"]] = merge(records.get(rec["key"]), rec)
+            for rec in _base_records(s.base_file.path, wanted):
+                records[rec["key"]] = merge(records.get(rec["key"]), rec)
         try:
             for block in _queued_blocks(s.log_files):
                 if block.instant_time not in valid or not committed(block.instant_time):
@@ -247,9 +254,10 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
                     for d in block.deletes():
                         records.pop(d.record_key, None)
                     continue
-                for rec in block.records():
-                    if wanted is None or rec["key"] in wanted:
-                        records[rec["key"]] = merge(records.get(rec["key"]), rec)
+                recs = block.records() if wanted is None else \
+                    _decode_cells(block.hfile().records, block.writer_schema(), block.path, block.content_offset, wanted)
+                for rec in recs:
+                    records[rec["key"]] = merge(records.get(rec["key"]), rec)
         except ContentError as e:
             raise MetadataFilesError(root / partition, f"metadata log unreadable: {e}") from e
     return records, facts
