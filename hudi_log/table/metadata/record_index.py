@@ -189,8 +189,10 @@ def decode_location(payload: Mapping) -> tuple[str, str]:
     return info.get("partitionName") or "", fid
 
 
-def _update(key: str, partition: str, file_id: str, instant_ms: int) -> MetadataRecord:
-    return MetadataRecord(key, location_payload(partition, file_id, instant_ms))
+def _updates(keys, partition: str, file_id: str, instant_ms: int) -> list[MetadataRecord]:
+    """Entries of ``keys`` at one location: one payload shared by all (read, never changed, by the writer)."""
+    payload = location_payload(partition, file_id, instant_ms)
+    return [MetadataRecord(k, payload) for k in keys]
 
 
 # ---- what the table allows ---------------------------------------------------------------------------
@@ -252,6 +254,8 @@ def _partitions_base_keys(change: DataChange, timeline: Timeline, partitions) ->
 
 def _reduce(records: list[MetadataRecord]) -> list[MetadataRecord]:
     """``reduceByKeys``: of a key's records, an update beats a delete; two updates are an error."""
+    if len({r.key for r in records}) == len(records):
+        return records
     out: dict[str, MetadataRecord] = {}
     for r in records:
         old = out.get(r.key)
@@ -289,7 +293,8 @@ def records(change: DataChange) -> list[MetadataRecord]:
     for s in stats:
         by_fid.setdefault(s.get("fileId") or "", []).append(s)
     out: list[MetadataRecord] = []
-    written: set[tuple[str, str]] = set()
+    written: set[tuple[str, str]] = set()  # (partition, key) an overwrite wrote again
+    overwrite = op in ("INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE", "DELETE_PARTITION")
     for fid, ss in by_fid.items():
         bases = [s for s in ss if not is_log_path(s.get("path") or "")]
         logs = [s for s in ss if is_log_path(s.get("path") or "")]
@@ -299,12 +304,13 @@ def records(change: DataChange) -> list[MetadataRecord]:
         for s in bases:
             part = s.get("partitionPath") or ""
             new = base_keys(data_file(base, s["path"], source=source, field="partitionToWriteStats.path"))
-            written.update((part, k) for k in new)
+            if overwrite:
+                written.update((part, k) for k in new)
             prev = set()
             if s.get("prevBaseFile"):
                 rel = f"{part}/{s['prevBaseFile']}" if part else s["prevBaseFile"]
                 prev = base_keys(data_file(base, rel, source=source, field="partitionToWriteStats.prevBaseFile"))
-            out.extend(_update(k, part, fid, ms) for k in new - prev)
+            out.extend(_updates(new - prev, part, fid, ms))
             out.extend(MetadataRecord(k, None) for k in prev - new)
         if logs:
             part = logs[0].get("partitionPath") or ""
@@ -314,11 +320,11 @@ def records(change: DataChange) -> list[MetadataRecord]:
             prev_logs = [lf.path for lf in sl.log_files] if sl is not None else []
             was = slice_state(base, prev_base, prev_logs, upto=as_of, skip=skip) if sl is not None else {}
             now = slice_state(base, prev_base, ordered_logs([*prev_logs, *current]), upto=change.instant, skip=skip)
-            out.extend(_update(k, part, fid, ms) for k in now.keys() - was.keys())  # revived
+            out.extend(_updates(now.keys() - was.keys(), part, fid, ms))  # revived
             out.extend(MetadataRecord(k, None) for k in was.keys() - now.keys())
     out = _reduce(out)
     replaced = md.get("partitionToReplaceFileIds") or {}
-    if op in ("INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE", "DELETE_PARTITION") and replaced:
+    if overwrite and replaced:
         old = _partitions_base_keys(change, timeline, replaced)
         if op == "INSERT_OVERWRITE":
             gone = {k for (p, k) in old if (p, k) not in written}
@@ -340,14 +346,15 @@ def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping, as_
     timeline = Timeline(as_path(table_path), props)
     view = storage_view(table_path, props, timeline, as_of)
     skip = pending_other_than(timeline, "")
-    newest: dict[str, tuple] = {}
+    newest: dict[str, dict] = {}
     # a key in several slices (Java's insert operation wrote it twice): the newest slice's, as the index Java
     # keeps by commits names the last insert
     for s in sorted(view.latest_file_slices(), key=lambda s: (s.base_instant, s.partition, s.file_id)):
         keys = slice_state(table_path, s.base_file.path if s.base_file else None,
                            [lf.path for lf in s.log_files], upto=as_of, skip=skip)
-        newest.update((k, (s.partition, s.file_id, s.base_instant)) for k in keys)
-    return [_update(k, p, fid, instant_millis(t, props)) for k, (p, fid, t) in newest.items()]
+        payload = location_payload(s.partition, s.file_id, instant_millis(s.base_instant, props))
+        newest.update(dict.fromkeys(keys, payload))
+    return [MetadataRecord(k, p) for k, p in newest.items()]
 
 
 # ---- lookup --------------------------------------------------------------------------------------------
