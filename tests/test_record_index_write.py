@@ -108,3 +108,19 @@ def test_a_record_index_behind_the_data_table_or_absent_is_refused(rli_tables, c
     plain = corpus_tables["sample_table_cow_v8_simplekeygen_nonhivestyle"]
     with pytest.raises(RecordIndexError, match="has no record index"):
         check_usable(plain, read_properties(plain), Timeline(plain, read_properties(plain)))
+
+
+def test_a_record_index_write_on_a_table_without_one_changes_nothing(tmp_path):
+    from hudi_log.table.write.client import write_table
+
+    root = tmp_path / "t"
+    opts = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.metadata.enable": "false"}
+    write_table(root, pa.table({"id": ["a", "b"], "ts": [1, 1]}), "insert", opts)
+    before = sorted(p.name for p in (root / ".hoodie").rglob("*"))
+    for op in ("upsert", "delete"):
+        with pytest.raises(RecordIndexError, match="has no record index"):
+            write_table(root, pa.table({"id": ["a"], "ts": [2]}), op, {**opts, "hoodie.index.type": "RECORD_INDEX"})
+    assert sorted(p.name for p in (root / ".hoodie").rglob("*")) == before  # no instant requested
+    write_table(root, pa.table({"id": ["c"], "ts": [2]}), "insert", {**opts, "hoodie.index.type": "RECORD_INDEX"})
+    assert sorted(r["id"] for r in read_table(root).select(["id"]).to_pylist()) == ["a", "b", "c"]  # no lookup

@@ -411,6 +411,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     if data is not None and op != "delete":  # a ColumnCastError naming the column, before the instant
         conform(data.drop_columns([c for c in META_FIELDS if c in data.column_names]),
                 avro_to_arrow_schema(write_schema), where=table_path)
+    if kind == RECORD_INDEX and op in ("upsert", "delete"):
+        check_usable(table_path, props, timeline, opts)  # refused by name before the instant is requested
     instant, action, beat = _start_instant(table_path, props, op, config)
     try:
         # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
@@ -423,8 +425,6 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
-        if looks_up and kind == RECORD_INDEX:
-            check_usable(table_path, props, timeline, opts)  # refused by name before anything is written
         defer = defer_index and looks_up and props.is_mor and not distributed_index and kind != RECORD_INDEX
         if distributed_index:
             index = plan_index(table_path, props, timeline, groups if looks_up else {}, kind)
