@@ -125,8 +125,9 @@ def test_location_encoding_round_trips_and_refuses_other_file_ids(zone):
     bare = ri.location_payload("", "036ded81-9ed4-479f-bcea-7145dfa0079b", 0)
     assert bare["recordIndexMetadata"]["fileIndex"] == -1
     assert ri.decode_location(bare) == ("", "036ded81-9ed4-479f-bcea-7145dfa0079b")
-    with pytest.raises(ri.RecordIndexError, match="not a UUID-based file id"):
-        ri.location_payload("p", "files-0000-0", 0)
+    for bad in ("files-0000-0", "036ded819ed4479fbcea7145dfa0079b-0", "036ded81-9ed4-479f-bcea-7145dfa0079b-x"):
+        with pytest.raises(ri.RecordIndexError, match="not a UUID-based file id"):
+            ri.location_payload("p", bad, 0)
     assert ri.instant_millis("20251220210108") == 1766264468999  # no millis: Java's 999
     assert ri.instant_millis("20251220210108078", {"hoodie.table.timeline.timezone": "UTC"}) == 1766264468078
     zone("Etc/GMT+6")

@@ -41,6 +41,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 import uuid
 from typing import Iterable, Mapping
 
@@ -65,6 +66,7 @@ INDEX_DEFS = "hoodie.table.index.defs.path"
 #: a file id without a ``-N`` index (HoodieMetadataPayload's RECORD_INDEX_MISSING_FILEINDEX_FALLBACK)
 MISSING_FILE_INDEX = -1
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
 class RecordIndexError(IndexBuildError):
@@ -163,12 +165,11 @@ def _signed64(v: int) -> int:
 def location_payload(partition: str, file_id: str, instant_ms: int) -> dict:
     """A ``HoodieRecordIndexInfo`` with Java's file-id encoding 0 (``{uuid}`` or ``{uuid}-{index}``)."""
     try:
-        if len(file_id) == 36:
-            u, index = uuid.UUID(file_id), MISSING_FILE_INDEX
-        else:
-            head, _, tail = file_id.rpartition("-")
-            u, index = uuid.UUID(head), int(tail)
-        if len(str(u)) != 36 or not -(1 << 31) <= index < (1 << 31):
+        head, tail = (file_id, None) if len(file_id) == 36 else file_id.rpartition("-")[::2]
+        if not _UUID.match(head):
+            raise ValueError(file_id)
+        u, index = uuid.UUID(head), MISSING_FILE_INDEX if tail is None else int(tail)
+        if not -(1 << 31) <= index < (1 << 31):
             raise ValueError(file_id)
     except ValueError as e:
         raise RecordIndexError(file_id, f"is not a UUID-based file id (partition {partition!r}): Java's record "
