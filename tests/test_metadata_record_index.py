@@ -272,9 +272,9 @@ def test_partitioned_record_index_and_unsupported_secondary_indexes_are_refused(
     tl = Timeline(root, props)
     first = tl.completed()[0]
     change = DataChange(root, props, first.requested_time, first.action, tl.commit_metadata(first))
-    with pytest.raises(ri.RecordIndexError, match="partitioned record index"):
-        ri.records(DataChange(root, props, change.instant, change.action, change.metadata,
-                              {"hoodie.metadata.record.level.index.enable": "true"}))
+    for switch in ri.PARTITIONED:
+        with pytest.raises(ri.RecordIndexError, match="partitioned record index"):
+            ri.records(DataChange(root, props, change.instant, change.action, change.metadata, {switch: "true"}))
     _set_definitions(root, lambda d: d["record_index"]["indexOptions"].update(isPartitioned="true"))
     with pytest.raises(ri.RecordIndexError, match="partitioned record index"):
         ri.bootstrap(root, props, {})

@@ -61,7 +61,8 @@ MIN_COUNT = ("hoodie.metadata.record.index.min.filegroup.count", "hoodie.metadat
 MAX_COUNT = ("hoodie.metadata.record.index.max.filegroup.count", "hoodie.metadata.global.record.level.index.max.filegroup.count")
 MAX_SIZE = ("hoodie.metadata.record.index.max.filegroup.size",)
 GROWTH = ("hoodie.metadata.record.index.growth.factor",)
-PARTITIONED = "hoodie.metadata.record.level.index.enable"
+#: the partitioned record index's switch (Hudi 1.1's name, and the one it had before its release)
+PARTITIONED = ("hoodie.metadata.record.level.index.enable", "hoodie.metadata.partitioned.record.index.enable")
 INDEX_DEFS = "hoodie.table.index.defs.path"
 #: a file id without a ``-N`` index (HoodieMetadataPayload's RECORD_INDEX_MISSING_FILEINDEX_FALLBACK)
 MISSING_FILE_INDEX = -1
@@ -228,7 +229,7 @@ def check_supported(table_path, props: TableProperties, options: Mapping | None 
     table without meta fields (its keys are not in the files)."""
     d = index_definitions(table_path, props).get(PARTITION) or {}
     partitioned = str((d.get("indexOptions") or {}).get("isPartitioned", "false")).lower() == "true"
-    if partitioned or str(option(options, PARTITIONED, "false")).lower() == "true":
+    if partitioned or any(str(option(options, k, "false")).lower() == "true" for k in PARTITIONED):
         raise RecordIndexError(table_path, "the partitioned record index (Hudi 1.1's hoodie.metadata.record.level."
                                "index.enable) is not maintained by hudi-log; use the global record index")
     if str(props.get("hoodie.populate.meta.fields", "true")).lower() == "false":
