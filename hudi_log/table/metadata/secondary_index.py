@@ -37,11 +37,12 @@ from typing import Mapping
 
 import pyarrow as pa
 
+from ...parquet_io import read_parquet_schema
 from ...paths import AnyPath, as_path
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
 from .change import DataChange, MetadataRecord
-from .data_files import (IndexBuildError, base_columns, before, data_file, indexed_write_stats, is_log_path,
+from .data_files import (IndexBuildError, before, data_file, indexed_write_stats, is_log_path,
                          ordered_logs, pending_other_than, slice_state, storage_view)
 from .record_index import file_group_count, index_definitions, map_key_to_file_group  # noqa: F401 (sizing is shared)
 
@@ -175,8 +176,10 @@ def _texts(table_path, base_file, log_files, field: str, partition: str, *, upto
 
 def _field_type(base_file, log_files, field: str) -> pa.DataType:
     if base_file is not None:
-        t = base_columns(base_file, [field])
-        return t.schema.field(field).type
+        schema = read_parquet_schema(base_file)
+        if schema.get_field_index(field) < 0:
+            raise SecondaryIndexError(base_file, f"the base file has no column {field!r}")
+        return schema.field(field).type
     from ...format.reader import open_log
     from ...format.grammar import RECORD_BLOCK_TYPES, BlockType
 
@@ -244,7 +247,10 @@ def records(change: DataChange, partition: str | None = None) -> list[MetadataRe
             elif before_map[k] != sec:
                 out.extend([_delete(before_map[k], k), _insert(sec, k)])
         out.extend(_delete(sec, k) for k, sec in before_map.items() if k not in after)
-    return out
+    # a record moved between file groups in one commit, its value unchanged: the entry stays (a delete and an
+    # insert of one key in one deltacommit would read as deleted, the delete block coming last)
+    inserted = {r.key for r in out if r.payload is not None}
+    return [r for r in out if r.payload is not None or r.key not in inserted]
 
 
 # ---- initialisation ----------------------------------------------------------------------------------
