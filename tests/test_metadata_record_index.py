@@ -104,6 +104,44 @@ def test_bulk_mapping_equals_the_one_key_mapping():
     assert ri.file_group_indexes([], 10).tolist() == []
 
 
+def _units(s: str) -> str:
+    data = s.encode("utf-16-be", "surrogatepass")
+    return ",".join(str((data[i] << 8) | data[i + 1]) for i in range(0, len(data), 2))
+
+
+def test_mapping_file_ids_and_instants_equal_the_jdks(java_program, zone):
+    """The JDK's own String.hashCode, Math.abs, UUID.fromString and date parsing against this module's."""
+    import random
+    import uuid as uuid_
+
+    run = java_program(Path(__file__).parent / "java" / "HudiLogKeyHashCheck.java")
+    rnd = random.Random(36)
+    alphabet = "abcXYZ09-_$\\\x00\t\né漢\U0001F600"
+    keys = ["", "polygenelubricants", "TXN-001", "Amazon$"] + [
+        "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 50))) for _ in range(300)]
+    ids = [f"{uuid_.UUID(int=rnd.getrandbits(128))}-{rnd.randrange(0, 5)}" for _ in range(50)] + [
+        str(uuid_.UUID(int=rnd.getrandbits(128))) for _ in range(10)]
+    instants = ["20251220210108078", "20260307162619269", "19700101000000000", "20381231235959999"]
+    lines = ([["hash", _units(k), n] for k in keys for n in (10, 7)] + [["uuid", _units(i)] for i in ids]
+             + [["time", t, z] for t in instants for z in ("UTC", "Etc/GMT+6")])
+    got = iter(run(lines))
+    for k in keys:
+        for n in (10, 7):
+            r = next(got)
+            assert (r["hash"], r["group"]) == (ri.java_string_hash(k), ri.map_key_to_file_group(k, n)), repr(k)
+    zone("UTC")
+    for i in ids:
+        r = next(got)
+        info = ri.location_payload("p", i, 0)["recordIndexMetadata"]
+        assert (r["high"], r["low"]) == (info["fileIdHighBits"], info["fileIdLowBits"]), i
+        assert ri.decode_location(ri.location_payload("p", i, 0)) == ("p", i)
+    for t in instants:
+        assert next(got)["ms"] == ri.instant_millis(t, {"hoodie.table.timeline.timezone": "UTC"})
+        zone("Etc/GMT+6")
+        assert next(got)["ms"] == ri.instant_millis(t)
+        zone("UTC")
+
+
 def test_file_group_count_is_javas_estimate():
     assert ri.file_group_count(0, {}) == 10
     assert ri.file_group_count(100_000_000, {}) == 10  # 8 by size: the minimum
