@@ -324,6 +324,13 @@ def test_partitioned_record_index_and_unsupported_secondary_indexes_are_refused(
         si.bootstrap(root, props, {}, partition="secondary_index_txn_date_idx")
     with pytest.raises(si.SecondaryIndexError, match="which secondary index"):
         si.records(change)
+    from hudi_log.table.properties import TableProperties
+
+    virtual = TableProperties({**props, "hoodie.populate.meta.fields": "false"}, props.path)
+    with pytest.raises(si.SecondaryIndexError, match="populate.meta.fields=false"):
+        si.for_partition(root, virtual, "secondary_index_txn_date_idx")
+    with pytest.raises(ri.RecordIndexError, match="populate.meta.fields=false"):
+        ri.bootstrap(root, virtual, {})
     assert issubclass(si.SecondaryIndexError, IndexBuildError) and issubclass(ri.RecordIndexError, IndexBuildError)
 
 

@@ -141,6 +141,9 @@ def definition(table_path, props: TableProperties, partition: str) -> tuple[str,
                                   "maintained by hudi-log")
     if len(fields) != 1:
         raise SecondaryIndexError(table_path, f"{partition}: a secondary index over {fields} (one field expected)")
+    if str(props.get("hoodie.populate.meta.fields", "true")).lower() == "false":
+        raise SecondaryIndexError(table_path, f"{partition}: hoodie.populate.meta.fields=false: the index needs "
+                                  "the _hoodie_record_key column in the data files")
     version = str(d.get("version") or ("V2" if props.version >= 9 else "V1")).upper()
     return fields[0], version
 
