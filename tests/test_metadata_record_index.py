@@ -18,7 +18,7 @@ from hudi_log.table.metadata import secondary_index as si
 from hudi_log.table.metadata.change import DataChange, builder_module
 from hudi_log.table.metadata.data_files import IndexBuildError
 from hudi_log.table.metadata_files import _base_records, _queued_blocks, read_partition_records
-from hudi_log.table.properties import read_properties
+from hudi_log.table.properties import TableProperties, read_properties
 from hudi_log.table.timeline.timeline import Timeline
 from hudi_log.format.grammar import BlockType
 
@@ -310,6 +310,11 @@ def test_partitioned_record_index_and_unsupported_secondary_indexes_are_refused(
     tl = Timeline(root, props)
     first = tl.completed()[0]
     change = DataChange(root, props, first.requested_time, first.action, tl.commit_metadata(first))
+    virtual = TableProperties({**props, "hoodie.populate.meta.fields": "false"}, props.path)
+    with pytest.raises(si.SecondaryIndexError, match="populate.meta.fields=false"):
+        si.for_partition(root, virtual, "secondary_index_txn_date_idx")
+    with pytest.raises(ri.RecordIndexError, match="populate.meta.fields=false"):
+        ri.bootstrap(root, virtual, {})
     for switch in ri.PARTITIONED:
         with pytest.raises(ri.RecordIndexError, match="partitioned record index"):
             ri.records(DataChange(root, props, change.instant, change.action, change.metadata, {switch: "true"}))
@@ -324,13 +329,6 @@ def test_partitioned_record_index_and_unsupported_secondary_indexes_are_refused(
         si.bootstrap(root, props, {}, partition="secondary_index_txn_date_idx")
     with pytest.raises(si.SecondaryIndexError, match="which secondary index"):
         si.records(change)
-    from hudi_log.table.properties import TableProperties
-
-    virtual = TableProperties({**props, "hoodie.populate.meta.fields": "false"}, props.path)
-    with pytest.raises(si.SecondaryIndexError, match="populate.meta.fields=false"):
-        si.for_partition(root, virtual, "secondary_index_txn_date_idx")
-    with pytest.raises(ri.RecordIndexError, match="populate.meta.fields=false"):
-        ri.bootstrap(root, virtual, {})
     assert issubclass(si.SecondaryIndexError, IndexBuildError) and issubclass(ri.RecordIndexError, IndexBuildError)
 
 
