@@ -40,3 +40,33 @@ def test_record_index_tagging_equals_simple_tagging(spark, corpus_tables):
     assert tagged["RECORD_INDEX"] == tagged["SIMPLE"]
     assert ("TXN-new", None) in tagged["RECORD_INDEX"]
     assert sum(o is not None for _, o in tagged["RECORD_INDEX"]) == len(live)
+
+
+def test_spark_upsert_with_record_index_into_a_corpus_copy(spark, corpus_tables, tmp_path):
+    """hudi_log.spark.write with hoodie.index.type=RECORD_INDEX into a copy of a Java-written table: the
+    existing keys are found in the record index (updated in place, no second copy) and new keys land in the
+    record index where they live."""
+    import shutil
+
+    from hudi_log.parquet_io import read_parquet
+    from hudi_log.spark import write
+    from hudi_log.table.metadata import record_index as ri
+    from test_record_index_end_to_end import _drop_partitions_without_builders
+
+    root = tmp_path / "t"
+    shutil.copytree(corpus_tables["quickstart_trips_table_mor_avro_v8_trips_8i3u1d"], root)
+    _drop_partitions_without_builders(root)
+    live = {r["uuid"] for r in read_table(root).select(["uuid"]).to_pylist()}
+    base = sorted((root / "city=san_francisco").glob("*.parquet"))[-1]
+    t = read_parquet(base)
+    t = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_")])
+    rows = [r for r in t.to_pylist() if r["uuid"] in live] + [{**t.to_pylist()[0], "uuid": "new-key"}]
+    import pyarrow as pa
+
+    df = spark.createDataFrame(pa.Table.from_pylist(rows, t.schema).to_pandas())  # longs, strings, doubles
+    res = write(df, str(root), {"hoodie.index.type": "RECORD_INDEX", "hoodie.datasource.write.operation": "upsert"})
+    assert (res.updates, res.inserts) == (len(rows) - 1, 1)
+    after = read_table(root).select(["uuid", "_hoodie_partition_path", "_hoodie_file_name"]).to_pylist()
+    assert len(after) == len(live) + 1
+    scan = {r["uuid"]: (r["_hoodie_partition_path"], r["_hoodie_file_name"].split("_")[0]) for r in after}
+    assert ri.lookup_record_index(root, list(scan)) == scan
