@@ -37,9 +37,8 @@ def _live(root: Path) -> dict[str, set[tuple[str, str]]]:
     return out
 
 
-def test_index_type_takes_the_record_index_by_either_name():
+def test_index_type_takes_the_record_index():
     assert index_type("t", {"hoodie.index.type": "record_index"}) == "RECORD_INDEX"
-    assert index_type("t", {"hoodie.index.type": "GLOBAL_RECORD_LEVEL_INDEX"}) == "RECORD_INDEX"
     assert index_type("t", {}) == "SIMPLE"  # Java 1.x's Spark default, record index or not
 
 

@@ -48,7 +48,7 @@ from ..timeline.timeline import Timeline
 from .create import option
 from .index import FileGroupInfo, base_file_keys, log_write_counts, virtual_key_generator
 from .keygen import KeyGenerator
-from .record_index_lookup import ALIASES, RECORD_INDEX, record_index_keys
+from .record_index_lookup import RECORD_INDEX, record_index_keys
 
 INDEX_TYPE_OPTION = "hoodie.index.type"
 INDEX_TYPES = ("SIMPLE", "BLOOM", RECORD_INDEX)
@@ -68,7 +68,6 @@ def index_type(table_path, options: Mapping) -> str:
     """``hoodie.index.type``, checked: SIMPLE (default), BLOOM or RECORD_INDEX (the metadata table's record
     index, :mod:`.record_index_lookup`); every other Java index is refused by name."""
     value = str(option(options, INDEX_TYPE_OPTION, default=DEFAULT_INDEX_TYPE)).upper()
-    value = ALIASES.get(value, value)
     if value not in INDEX_TYPES:
         raise IndexTypeError(table_path, f"{INDEX_TYPE_OPTION}={value} is not supported; use one of "
                              f"{', '.join(INDEX_TYPES)} (non-global indexes over the latest file slices, or the "

@@ -30,8 +30,6 @@ from ..properties import TableProperties
 from ..timeline.timeline import Timeline
 
 RECORD_INDEX = "RECORD_INDEX"
-#: Hudi's later name for the same (global) record index
-ALIASES = {"GLOBAL_RECORD_LEVEL_INDEX": RECORD_INDEX}
 
 
 class RecordIndexPartitionError(WriteError):
