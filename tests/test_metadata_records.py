@@ -79,7 +79,8 @@ def test_versions_differ_as_java_releases_added_fields():
 def test_hfile_block_round_trip_sorted_and_filled(version):
     recs = [
         MetadataRecord("p2", {"type": 2, "filesystemMetadata": {"a.parquet": {"size": 10, "isDeleted": False}}}),
-        MetadataRecord("__all_partitions__", {"type": 1, "filesystemMetadata": {"p2": {"size": 0, "isDeleted": False}}}),
+        MetadataRecord("__all_partitions__",
+                       {"type": 1, "filesystemMetadata": {"p2": {"size": 0, "isDeleted": False}}}),
         MetadataRecord("p\u00e9", {"type": 2, "filesystemMetadata": {}}),
         MetadataRecord("p\U0001F600", {"type": 2, "filesystemMetadata": {}}),
         MetadataRecord("p\uffff", {"type": 2, "filesystemMetadata": {}}),

@@ -289,7 +289,8 @@ def base_hfile(records: Sequence[MetadataRecord], table_version: int, create_tim
     try:
         values = encode_records(({**r, "key": ""} for r in rows), schema)
     except (ValueError, TypeError) as e:
-        raise MetadataSchemaError(keys[0] if keys else "", f"a metadata record does not fit the writer schema: {e}") from e
+        raise MetadataSchemaError(keys[0] if keys else "",
+                                  f"a metadata record does not fit the writer schema: {e}") from e
     info = {"schema": metadata_schema_text(table_version).encode("utf-8")}
     if keys:
         info["minRecordKey"], info["maxRecordKey"] = keys[0].encode("utf-8"), keys[-1].encode("utf-8")
