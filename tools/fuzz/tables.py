@@ -30,8 +30,8 @@ def _opts(version: int) -> dict:
         "hoodie.write.table.version": version,
         "hoodie.datasource.write.partitionpath.field": "region",
         "hoodie.datasource.write.hive_style_partitioning": "true",
-        # the seed tables as they were before hudi-log kept a metadata table (the recorded findings replay
-        # against them); fuzzing the metadata table's reader is its own seed set to add
+        # the data tables every recorded finding replays on, as they were before writes kept a metadata table
+        # (its HFiles are fuzzed through the HFile decode paths)
         "hoodie.metadata.enable": "false",
     }
 

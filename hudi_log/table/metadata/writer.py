@@ -10,16 +10,16 @@ file named by the instant, as Java 1.x; version 6: Java 0.x's naming by the slic
 version per write, as Hudi on local disk and object stores), and completes a deltacommit on the metadata
 table's own timeline at the data instant's time (requested, inflight, completed with write stats as Java
 writes them). The caller does this under the data table's lock, before it completes its own instant (the
-metadata table commits first; a crash between the two leaves a metadata deltacommit whose data instant is pending, which readers ignore and the next
-rollback of that data instant undoes).
+metadata table commits first; a crash between the two leaves a metadata deltacommit whose data instant is
+pending, which readers ignore and the next rollback of that data instant undoes).
 
 Rollback (``update(HoodieRollbackMetadata)``): from table version 8 on the metadata deltacommit of the
 rolled-back instant is itself rolled back, at the data rollback's instant time; on version 6 a deltacommit at
 the rollback's time records the log files it appended to, then the rolled-back instant's deltacommit is rolled
 back at the rollback's time + ``006``. A metadata write first rolls back the metadata table's pending
-deltacommits (a failed earlier metadata write), as its own write client does. Rolling back a metadata instant and the metadata table's own compaction,
-clean and archival are ``hudi_log.table.metadata.services`` (:func:`rollback_metadata_instant`,
-:func:`run_metadata_services` join it).
+deltacommits (a failed earlier metadata write), as its own write client does. Rolling back a metadata instant
+and the metadata table's own compaction, clean and archival are ``hudi_log.table.metadata.services``
+(:func:`run_metadata_services` calls them).
 
 :func:`bootstrap_metadata_table` creates ``.hoodie/metadata`` for a table without one: its properties, each
 partition's folder, ``.hoodie_partition_metadata`` and file groups (an empty log file holding an empty delete
@@ -50,6 +50,8 @@ from ..timeline.writer import TimelineWriter
 from ..view.file_system_view import PARTITION_METAFILE, FileSystemView
 from .change import DataChange, MetadataRecord, builder_module
 from .records import base_hfile, delete_block, hfile_block, metadata_schema
+from .services import rollback_metadata_instant  # first: services re-exports services_rollback
+from .services_rollback import drop_pending_rollbacks
 
 log = logging.getLogger("hudi_log")
 DELTACOMMIT = "deltacommit"
@@ -87,39 +89,15 @@ def load_builders(table_path, partitions) -> dict:
     return out
 
 
-def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -> None:
-    """Roll back the metadata table's ``instant`` at ``rollback_instant``: joins helper mdtsvc's module
-    ``hudi_log.table.metadata.services.rollback_metadata_instant``; until that is merged, the smallest local
-    rollback (:func:`hudi_log.table.metadata.recovery.rollback_instant`) stands in for it."""
-    try:
-        from . import services  # type: ignore[attr-defined]
-    except ImportError:
-        services = None
-    if services is not None and hasattr(services, "rollback_metadata_instant"):
-        services.rollback_metadata_instant(table_path, instant, rollback_instant)
-        return
-    from . import recovery
+def run_metadata_services(table_path, options: Mapping | None, inflight_instant: str | None = None) -> list[str]:
+    """The metadata table's compaction, clean and archival check where Java runs them: when a data write is
+    about to sync its instant ``inflight_instant`` (:func:`.services.run_table_services`)."""
+    from ..metadata_files import metadata_enabled
+    from .services import run_table_services
 
-    recovery.rollback_instant(table_path, instant, rollback_instant)
-
-
-def _has_services() -> bool:
-    try:
-        from . import services  # type: ignore[attr-defined]  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def run_metadata_services(table_path, options: Mapping | None) -> list[str]:
-    """The metadata table's compaction, clean and archival where Java schedules them: joins helper mdtsvc's
-    ``hudi_log.table.metadata.services.run_table_services``; until that is merged, nothing runs."""
-    try:
-        from . import services  # type: ignore[attr-defined]
-    except ImportError:
+    if not metadata_enabled(options):
         return []
-    run = getattr(services, "run_table_services", None)
-    return list(run(table_path, dict(options or {}))) if run is not None else []
+    return run_table_services(table_path, dict(options or {}), inflight_instant=inflight_instant)
 
 
 # ---- writing records -----------------------------------------------------------------------------------
@@ -166,10 +144,7 @@ def write_deltacommit(table_path, instant: str, by_partition: Mapping[str, list[
     for t, inst in sorted(_metadata_instants(root).items()):
         if not inst.is_completed or t == instant:
             rollback_metadata_instant(table_path, t, TimelineWriter(root, mprops).new_instant_time())
-    if not _has_services():
-        from .recovery import drop_pending_rollbacks
-
-        drop_pending_rollbacks(table_path)
+    drop_pending_rollbacks(table_path)
     version = mprops.version
     tw = TimelineWriter(root, mprops)
     routed = {p: _route(root, mprops, p, builders[p], recs) for p, recs in by_partition.items() if recs}

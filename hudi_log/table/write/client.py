@@ -103,6 +103,7 @@ from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
+from .options import OPERATION, operation_of, resolve
 from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
 from .keygen_config import key_generator, stored_record_keys
 from .task import refuse_clustered_updates, to_table, write_batches
@@ -201,8 +202,10 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
-            # the metadata table's deltacommit first, under the lock (a crash between leaves it for the next
-            # rollback of this instant to undo)
+            # the metadata table's own services where Java's writer runs them (before this instant reaches it),
+            # then its deltacommit, under the lock (a crash between leaves it for the next rollback of this
+            # instant to undo)
+            run_metadata_services(ctx.table_path, ctx.options, ctx.instant)
             sync_metadata_table(ctx.table_path, ctx.instant, ctx.action, metadata, ctx.options)
             try:
                 done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
@@ -219,7 +222,6 @@ class WriteTransaction:
         markers.delete_markers(ctx.table_path, ctx.instant)
         # Java's auto-archive (hoodie.archive.automatic) after the commit: v6 archive log or v8 LSM history
         archive(ctx.table_path, ctx.options, automatic=True)
-        run_metadata_services(ctx.table_path, ctx.options)
         return WriteResult(
             ctx.instant, ctx.action, ctx.operation, done.completion_time, list(stats),
             num_inserts=sum(int(s.get("numInserts") or 0) for s in stats),
@@ -338,8 +340,8 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
                  data) -> WriteTransaction:
-    opts = normalise_options(options)
-    op = resolve_operation(operation, opts)
+    opts = resolve(options, {OPERATION: operation}, {OPERATION: "the operation"})  # every entry point's one gate
+    op = operation_of(opts)
     kind = index_type(path, opts)  # refused by name before anything is written
     if op == "delete_partition" and not option(opts, PARTITIONS_TO_DELETE):
         raise WriteError(path, f"delete_partition needs {PARTITIONS_TO_DELETE} (comma-separated partition paths, "
