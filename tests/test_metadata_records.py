@@ -79,7 +79,8 @@ def test_versions_differ_as_java_releases_added_fields():
 def test_hfile_block_round_trip_sorted_and_filled(version):
     recs = [
         MetadataRecord("p2", {"type": 2, "filesystemMetadata": {"a.parquet": {"size": 10, "isDeleted": False}}}),
-        MetadataRecord("__all_partitions__", {"type": 1, "filesystemMetadata": {"p2": {"size": 0, "isDeleted": False}}}),
+        MetadataRecord("__all_partitions__",
+                       {"type": 1, "filesystemMetadata": {"p2": {"size": 0, "isDeleted": False}}}),
         MetadataRecord("p\u00e9", {"type": 2, "filesystemMetadata": {}}),
         MetadataRecord("p\U0001F600", {"type": 2, "filesystemMetadata": {}}),
         MetadataRecord("p\uffff", {"type": 2, "filesystemMetadata": {}}),
@@ -112,3 +113,36 @@ def test_payload_checked_against_the_version_schema():
 def test_corpus_scan_saw_log_block_schemas(corpus_tables):
     # the equality above covers the SCHEMA headers of log blocks, not only base files' file info
     assert sum("@" in where for _, where, _ in _corpus_schemas(corpus_tables)) >= 20
+
+
+def _bloom_block(data: bytes) -> bytes:
+    """The ``bloomFilter`` meta block's bytes (the one META block Hudi writes; GZ, 33-byte header)."""
+    import struct
+    import zlib
+
+    i = data.find(b"METABLKc")
+    on_disk = struct.unpack(">i", data[i + 8:i + 12])[0]
+    return zlib.decompress(data[i + 33:i + 33 + on_disk - 4], 31)
+
+
+def test_base_files_carry_javas_bloom_filter(corpus_tables):
+    from hudi_log.table.metadata.records import base_hfile
+
+    checked = 0
+    for root in corpus_tables.values():
+        meta = root / ".hoodie" / "metadata"
+        if not meta.is_dir():
+            continue
+        version = int(read_properties(root).get("hoodie.table.version"))
+        for f in sorted(meta.glob("*/*.hfile")):
+            java = read_hfile(f.read_bytes())
+            recs = [MetadataRecord(c.key, {"type": 1}) for c in java.records]
+            ours = base_hfile(recs, version, create_time_ms=1)
+            assert _bloom_block(ours) == _bloom_block(f.read_bytes()), f
+            info = read_hfile(ours).file_info
+            assert info["bloomFilterTypeCode"] == java.file_info["bloomFilterTypeCode"] == b"DYNAMIC_V0"
+            if java.records:
+                assert (info["minRecordKey"], info["maxRecordKey"]) == \
+                    (java.file_info["minRecordKey"], java.file_info["maxRecordKey"]), f
+            checked += 1
+    assert checked >= 20

@@ -414,3 +414,18 @@ def test_a_clean_that_died_after_its_metadata_deltacommit_runs_again(tmp_path, m
     assert pending and not pending[0].is_completed
     assert clean(path, retain_commits=1) is not None
     in_step(path)
+
+
+def test_kept_in_a_bucket(s3):
+    """On an object store: the metadata table is made and kept in the bucket (no appends: a log per write)."""
+    from hudi_log.paths import as_path
+
+    path = f"{s3.base}/t"
+    o = {"hoodie.table.name": "b", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+         "hoodie.write.table.version": "8"}
+    write_table(path, pa.table({"id": ["a", "b"], "ts": [1, 1]}), "insert", o)
+    write_table(path, pa.table({"id": ["a"], "ts": [2]}), "upsert", o)
+    assert read_properties(path).get("hoodie.table.metadata.partitions") == "files"
+    assert sum(".files-0000-0_" in p.name for p in (as_path(path) / ".hoodie" / "metadata" / "files").iterdir()) == 3
+    in_step(path)

@@ -48,6 +48,8 @@ def test_pipeline_ingest_read_validate(spark, tmp_path, capsys):
     shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert sorted((r["id"], r["name"]) for r in shown) == [(i, "three" if i == 3 else f"n{i}") for i in range(10)]
     assert pipeline.run([*common, "validate", f"{table}/**/.*.log.*"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("OK: 1 file(s)")
+    # the data table's one log file and its metadata table's three (the files partition's first, holding its
+    # empty delete block, and one per write)
+    assert capsys.readouterr().out.splitlines()[-1].startswith("OK: 4 file(s)")
     assert pipeline.run([*common, "read", "--table", str(tmp_path / "nope")]) == 2
     assert "error:" in capsys.readouterr().err

@@ -7,17 +7,19 @@
 routes each builder's records to the partition's file groups (``file_group_index``), writes per touched file
 group one HFILE data block (and a delete block for deleted keys) to a log file (table version 8 on: a new log
 file named by the instant, as Java 1.x; version 6: Java 0.x's naming by the slice's base instant, a new log
-version per write, as Hudi on local disk and object stores), and completes a deltacommit on the metadata table's own timeline at the data
-instant's time (requested, inflight, completed with write stats as Java writes them). The caller does this
-under the data table's lock, before it completes its own instant (the metadata table commits first; a crash
-between the two leaves a metadata deltacommit whose data instant is pending, which readers ignore and the next
-rollback of that data instant undoes).
+version per write, as Hudi on local disk and object stores), and completes a deltacommit on the metadata
+table's own timeline at the data instant's time (requested, inflight, completed with write stats as Java
+writes them). The caller does this under the data table's lock, before it completes its own instant (the
+metadata table commits first; a crash between the two leaves a metadata deltacommit whose data instant is
+pending, which readers ignore and the next rollback of that data instant undoes).
 
 Rollback (``update(HoodieRollbackMetadata)``): from table version 8 on the metadata deltacommit of the
 rolled-back instant is itself rolled back, at the data rollback's instant time; on version 6 a deltacommit at
 the rollback's time records the log files it appended to, then the rolled-back instant's deltacommit is rolled
-back at the rollback's time + ``006``. Rolling back a metadata instant and the metadata table's own compaction,
-clean and archival are ``hudi_log.table.metadata.services`` (:func:`run_metadata_services` calls them).
+back at the rollback's time + ``006``. A metadata write first rolls back the metadata table's pending
+deltacommits (a failed earlier metadata write), as its own write client does. Rolling back a metadata instant
+and the metadata table's own compaction, clean and archival are ``hudi_log.table.metadata.services``
+(:func:`run_metadata_services` calls them).
 
 :func:`bootstrap_metadata_table` creates ``.hoodie/metadata`` for a table without one: its properties, each
 partition's folder, ``.hoodie_partition_metadata`` and file groups (an empty log file holding an empty delete
