@@ -43,8 +43,19 @@ def test_declared_schema_equals_every_corpus_schema(corpus_tables):
     versions = {v for v, _, _ in found}
     assert {8, 9} <= versions, versions
     for version, where, text in found:
-        assert json.loads(text) == metadata_schema(version), where
-        assert text == metadata_schema_text(version), where  # Avro's own text, byte for byte
+        java = _without_doc_texts(json.loads(text))
+        assert java == metadata_schema(version), where
+        # Avro's own text, byte for byte, but for Java's doc prose (left out of hudi-log's schema)
+        assert json.dumps(java, separators=(",", ":"), ensure_ascii=False) == metadata_schema_text(version), where
+
+
+def _without_doc_texts(node):
+    """A parsed schema without its non-empty ``doc`` texts (the meta fields' empty ones stay, as Java writes)."""
+    if isinstance(node, dict):
+        return {k: _without_doc_texts(v) for k, v in node.items() if not (k == "doc" and v)}
+    if isinstance(node, list):
+        return [_without_doc_texts(v) for v in node]
+    return node
 
 
 def test_versions_differ_as_java_releases_added_fields():

@@ -7,7 +7,7 @@ null), then the record's own fields, strings marked ``avro.java.string: String``
 ``java.lang.String``). The schema grew field by field across releases; :data:`_DECLARATION` holds each field
 once, with the table version from which Java writes it (6: Hudi 0.14/0.15; 8: 1.0; 9: 1.1), and
 :func:`metadata_schema` builds the schema of one version from it. Versions 8 and 9 are held equal to the
-schemas in the corpus's Java-written metadata tables (tests/test_metadata_records.py); version 6 is the
+schemas in the corpus's Java-written metadata tables, ``doc`` texts aside (tests/test_metadata_records.py); version 6 is the
 declaration without the fields Hudi 1.0 added (``isTightBound``, the record index's ``position``,
 ``SecondaryIndexMetadata``) and 1.1 added (``ArrayWrapper``, ``valueType``).
 
@@ -83,91 +83,75 @@ def _opt(t) -> Union:
     return Union(("null", t))
 
 
-def _wrapper(name: str, what: str, value_type, since: int = 6) -> Record:
-    return Record(name, (Field("value", value_type),),
-                  f"A record wrapping {what} to be able to be used it w/in Avro's Union", since)
+def _wrapper(name: str, value_type, since: int = 6) -> Record:
+    return Record(name, (Field("value", value_type),), since=since)
 
 
 _WRAPPERS = (
-    _wrapper("BooleanWrapper", "boolean type", "boolean"),
-    _wrapper("IntWrapper", "int type", "int"),
-    _wrapper("LongWrapper", "long type", "long"),
-    _wrapper("FloatWrapper", "float type", "float"),
-    _wrapper("DoubleWrapper", "double type", "double"),
-    _wrapper("BytesWrapper", "bytes type", "bytes"),
-    _wrapper("StringWrapper", "string type", STRING),
-    _wrapper("DateWrapper", "Date logical type", "int"),
-    _wrapper("DecimalWrapper", "Decimal logical type",
-             {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}),
-    _wrapper("TimeMicrosWrapper", "Time-micros logical type", {"type": "long", "logicalType": "time-micros"}),
-    _wrapper("TimestampMicrosWrapper", "Timestamp-micros logical type", "long"),
-    _wrapper("LocalDateWrapper", "Local Date type", "int"),
+    _wrapper("BooleanWrapper", "boolean"),
+    _wrapper("IntWrapper", "int"),
+    _wrapper("LongWrapper", "long"),
+    _wrapper("FloatWrapper", "float"),
+    _wrapper("DoubleWrapper", "double"),
+    _wrapper("BytesWrapper", "bytes"),
+    _wrapper("StringWrapper", STRING),
+    _wrapper("DateWrapper", "int"),
+    _wrapper("DecimalWrapper", {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}),
+    _wrapper("TimeMicrosWrapper", {"type": "long", "logicalType": "time-micros"}),
+    _wrapper("TimestampMicrosWrapper", "long"),
+    _wrapper("LocalDateWrapper", "int"),
 )
 _ARRAY_WRAPPER = Record("ArrayWrapper", (
-    Field("wrappedValues", _opt(Array(Union(("null",) + tuple(w.name for w in _WRAPPERS)))),
-          "An array where each element is one of the supported wrapper types.", None),
-), "A record containing a list of wrapped values.", 9)
+    Field("wrappedValues", _opt(Array(Union(("null",) + tuple(w.name for w in _WRAPPERS)))), default=None),
+), since=9)
 
-_UUID_DOC = ("A UUID based fileId is stored as 3 pieces in RLI (fileIdHighBits, fileIdLowBits and fileIndex). "
-             "\nFileID format is {UUID}-{fileIndex}.")
-_RANGE_NOTE = "Based on user data table schema, we can convert {} to appropriate type"
-
+# Field and record names, types, defaults and the version each appeared in: the wire facts a reader resolves
+# against. Java's schema also carries a ``doc`` text on most of them, which is Java's prose, not a fact a reader
+# needs: it is left out (Avro ignores ``doc`` when it resolves a writer schema).
 _DECLARATION = Record("HoodieMetadataRecord", (
     Field("key", STRING),
-    Field("type", "int", "Type of the metadata record"),
+    Field("type", "int"),
     Field("filesystemMetadata", _opt(Map(Record("HoodieMetadataFileInfo", (
-        Field("size", "long", "Size of the file"),
-        Field("isDeleted", "boolean", "True if this file has been deleted"),
-    )))), "Contains information about partitions and files within the dataset"),
+        Field("size", "long"),
+        Field("isDeleted", "boolean"),
+    ))))),
     Field("BloomFilterMetadata", _opt(Record("HoodieMetadataBloomFilter", (
-        Field("type", STRING, "Bloom filter type code"),
-        Field("timestamp", STRING, "Instant timestamp when this metadata was created/updated"),
-        Field("bloomFilter", "bytes", "Bloom filter binary byte array"),
-        Field("isDeleted", "boolean", "Bloom filter entry valid/deleted flag"),
-    ), "Data file bloom filter details")), "Metadata Index of bloom filters for all data files in the user table",
-        None),
+        Field("type", STRING),
+        Field("timestamp", STRING),
+        Field("bloomFilter", "bytes"),
+        Field("isDeleted", "boolean"),
+    ))), default=None),
     Field("ColumnStatsMetadata", _opt(Record("HoodieMetadataColumnStats", (
-        Field("fileName", _opt(STRING), "File name for which this column statistics applies", None),
-        Field("columnName", _opt(STRING), "Column name for which this column statistics applies", None),
-        Field("minValue", Union(("null",) + _WRAPPERS + ((_ARRAY_WRAPPER, 9),)),
-              "Minimum value in the range. " + _RANGE_NOTE.format("this"), None),
+        Field("fileName", _opt(STRING), default=None),
+        Field("columnName", _opt(STRING), default=None),
+        Field("minValue", Union(("null",) + _WRAPPERS + ((_ARRAY_WRAPPER, 9),)), default=None),
         Field("maxValue", Union(("null",) + tuple(w.name for w in _WRAPPERS) + (("ArrayWrapper", 9),)),
-              "Maximum value in the range. " + _RANGE_NOTE.format("it"), None),
-        Field("valueCount", _opt("long"), "Total count of values", None),
-        Field("nullCount", _opt("long"), "Total count of null values", None),
-        Field("totalSize", _opt("long"), "Total storage size on disk", None),
-        Field("totalUncompressedSize", _opt("long"), "Total uncompressed storage size on disk", None),
-        Field("isDeleted", "boolean", "Column range entry valid/deleted flag"),
-        Field("isTightBound", "boolean", "Whether the min/max range of a column is tight bound or not", False, 8),
+              default=None),
+        Field("valueCount", _opt("long"), default=None),
+        Field("nullCount", _opt("long"), default=None),
+        Field("totalSize", _opt("long"), default=None),
+        Field("totalUncompressedSize", _opt("long"), default=None),
+        Field("isDeleted", "boolean"),
+        Field("isTightBound", "boolean", default=False, since=8),
         Field("valueType", _opt(Record("HoodieValueTypeInfo", (
-            Field("typeOrdinal", "int", "Enum type ordinal representing the value type"),
-            Field("additionalInfo", _opt(STRING), "Optional additional information about the value type", None),
-        ))), "Value type information containing enum ordinal and optional additional information", None, 9),
-    ), "Data file column statistics")), "Metadata Index of column statistics for all data files in the user table",
-        None),
+            Field("typeOrdinal", "int"),
+            Field("additionalInfo", _opt(STRING), default=None),
+        ))), default=None, since=9),
+    ))), default=None),
     Field("recordIndexMetadata", _opt(Record("HoodieRecordIndexInfo", (
-        Field("partitionName", _opt(STRING), "Refers to the partition name the record belongs to", None),
-        Field("fileIdHighBits", _opt("long"), "Refers to high 64 bits if the fileId is based on UUID format. \n"
-              + _UUID_DOC, None),
-        Field("fileIdLowBits", _opt("long"), "Refers to low 64 bits if the fileId is based on UUID format. \n"
-              + _UUID_DOC, None),
-        Field("fileIndex", _opt("int"), "Index representing file index which is used to re-construct UUID based "
-              "fileID. Applicable when the fileId is based on UUID format. \n" + _UUID_DOC, None),
-        Field("fileId", _opt(STRING), "Represents fileId of the location where record belongs to. When the encoding "
-              "is 1, fileID is stored in raw string format.", None),
-        Field("instantTime", _opt("long"), "Epoch time in millisecond representing the commit time at which record "
-              "was added", None),
-        Field("fileIdEncoding", "int", "Represents fileId encoding. Possible values are 0 and 1. O represents UUID "
-              "based fileID, and 1 represents raw string format of the fileId. \nWhen the encoding is 0, reader can "
-              "deduce fileID from fileIdLowBits, fileIdHighBits and fileIndex.", 0),
-        Field("position", _opt("long"), "Represents position of record within a file group for easier access. It "
-              "will be used for index lookup.", None, 8),
-    ))), "Metadata Index that contains information about record keys and their location in the dataset", None),
+        Field("partitionName", _opt(STRING), default=None),
+        Field("fileIdHighBits", _opt("long"), default=None),
+        Field("fileIdLowBits", _opt("long"), default=None),
+        Field("fileIndex", _opt("int"), default=None),
+        Field("fileId", _opt(STRING), default=None),
+        Field("instantTime", _opt("long"), default=None),
+        Field("fileIdEncoding", "int", default=0),
+        Field("position", _opt("long"), default=None, since=8),
+    ))), default=None),
     Field("SecondaryIndexMetadata", _opt(Record("HoodieSecondaryIndexInfo", (
-        Field("isDeleted", "boolean", "True if this entry has been deleted"),
-    ))), "Metadata Index that contains information about secondary keys and the corresponding record keys in the "
-        "dataset", None, 8),
-), "A record saved within the Metadata Table")
+        Field("isDeleted", "boolean"),
+    ))), default=None, since=8),
+))
 
 #: the table versions whose metadata schema is declared (Java's writers of them: 0.14/0.15, 1.0, 1.1)
 VERSIONS = (6, 8, 9)
