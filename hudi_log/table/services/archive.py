@@ -310,8 +310,8 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     props.check_meta_folders(table_path)  # the folders it would write, refused whether or not anything is due
     refusal = None
     if has_metadata_table(table_path, props):
-        refusal = "the table has a metadata table; Hudi archives only up to its last compaction, which hudi-log " \
-                  "does not run"
+        refusal = "the table has a metadata table; Hudi archives only up to the metadata table's latest " \
+                  "compaction, a bound hudi-log does not apply yet (the timeline is left as it is)"
     elif props.timeline_layout_version >= 2:
         refusal = LsmConfig.of(options, table_path).unsupported()  # the auto-archive skips: the timeline grows
     if refusal:
