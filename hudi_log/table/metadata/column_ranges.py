@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 import json
+import math
 from typing import Iterable, Mapping
 
 from ...containment import within_table
@@ -70,7 +71,8 @@ class ColumnStatsError(TableError):
 
 @dataclass(frozen=True)
 class ValueKind:
-    """How a column's values are typed in the index: ``ordinal`` (None: index version 1, no valueType),
+    """How a column's values are typed in the index: ``ordinal`` (None: read back from an index-version-1 record,
+    which names no type),
     ``info`` (``precision,scale`` of a decimal) and the Avro wrapper record that carries them."""
 
     ordinal: int | None
@@ -102,10 +104,10 @@ class ColumnRange:
 
 def kind_of(ordinal: int, info: str | None, version: int) -> ValueKind:
     """The value kind of a ValueType ordinal for an index version (1: table version 8, 2: 9 on)."""
-    if version < 2:
+    if version < 2:  # the ordinal stays for combining; index version 1 writes none
         v1 = {DATE: "DateWrapper", DECIMAL: "DecimalWrapper", TIME_MICROS: "TimeMicrosWrapper",
               TIMESTAMP_MICROS: "TimestampMicrosWrapper"}
-        return ValueKind(None, v1.get(ordinal) or _PRIMITIVE_WRAPPER.get(ordinal) or "LongWrapper", info)
+        return ValueKind(ordinal, v1.get(ordinal) or _PRIMITIVE_WRAPPER.get(ordinal) or "LongWrapper", info)
     return ValueKind(ordinal, "LongWrapper" if ordinal in _LONGS else _PRIMITIVE_WRAPPER.get(ordinal, "StringWrapper"),
                      info)
 
@@ -204,12 +206,19 @@ def _parquet_value(raw, kind: ValueKind):
     return raw
 
 
+def _order(v):
+    """Java's order of a value: ``Double.compare`` for floats (-0.0 before 0.0, NaN last), else natural."""
+    if isinstance(v, float):
+        return (v != v, 0.0 if v != v else v, math.copysign(1.0, v) > 0)
+    return v
+
+
 def _lesser(a, b):
-    return b if a is None else a if b is None else (a if a <= b else b)
+    return b if a is None else a if b is None else (a if _order(a) <= _order(b) else b)
 
 
 def _greater(a, b):
-    return b if a is None else a if b is None else (a if a >= b else b)
+    return b if a is None else a if b is None else (a if _order(a) >= _order(b) else b)
 
 
 def parquet_ranges(path, columns: Iterable[str], version: int) -> list[ColumnRange]:
@@ -233,6 +242,11 @@ def parquet_ranges(path, columns: Iterable[str], version: int) -> list[ColumnRan
             has = st is not None and st.has_min_max
             lo = _parquet_value(st.min_raw, kind) if has else None
             hi = _parquet_value(st.max_raw, kind) if has else None
+            if isinstance(lo, float):  # parquet-mr's reading builder: a NaN bound drops both, zeros are signed
+                if lo != lo or hi != hi:
+                    lo = hi = None
+                else:
+                    lo, hi = (-0.0 if lo == 0 else lo), (0.0 if hi == 0 else hi)
             nulls = int(st.null_count) if st is not None and st.has_null_count else 0
             r = ColumnRange(path.name, name, lo, hi, nulls, int(c.num_values), int(c.total_compressed_size),
                             int(c.total_uncompressed_size), kind)
