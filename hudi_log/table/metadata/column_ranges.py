@@ -378,7 +378,7 @@ def unwrap_value(v, kind: ValueKind):
     v = v.get("value") if isinstance(v, Mapping) else v
     if kind.ordinal == DECIMAL and isinstance(v, (bytes, bytearray)):
         return int.from_bytes(v, "big", signed=True)
-    if hasattr(v, "scaleb"):  # a DecimalWrapper read back
+    if hasattr(v, "scaleb") and kind.ordinal == DECIMAL:  # a DecimalWrapper read back (else kept a Decimal)
         return int(v.scaleb(kind.scale))
     return v
 
