@@ -207,9 +207,12 @@ def _parquet_value(raw, kind: ValueKind):
 
 
 def _order(v):
-    """Java's order of a value: ``Double.compare`` for floats (-0.0 before 0.0, NaN last), else natural."""
+    """Java's order of a value: ``Double.compare`` for floats (-0.0 before 0.0, NaN last), ``ByteBuffer.compareTo``
+    for bytes (signed bytes, then length: Hudi's expected partition stats hold it), else natural."""
     if isinstance(v, float):
         return (v != v, 0.0 if v != v else v, math.copysign(1.0, v) > 0)
+    if isinstance(v, (bytes, bytearray)):
+        return tuple(b - 256 if b > 127 else b for b in v)
     return v
 
 
