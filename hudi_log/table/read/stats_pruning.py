@@ -5,7 +5,8 @@ Java's data skipping (``ColumnStatsIndexSupport`` / ``HoodieFileIndex`` with
 filters. Here the unit is the file slice, as the read plans it: a slice is skipped when, for one of the
 filters (they are ANDed), none of its files (base and every log file: merged rows take each value from one of
 them) can hold a non-null value that passes it. A row whose value is null never passes a filter (the read
-drops rows whose filter is null), so a file of only nulls holds no candidate. Only safe proofs skip: a file
+drops rows whose filter is null; ``not in`` keeps them, as the read's Arrow ``is_in`` does), so for those a file
+of only nulls holds no candidate. Only safe proofs skip: a file
 with no column_stats record for the column, a range without bounds, a NaN bound or a value that does not
 compare with the filter's (a promoted column, an unknown type) keeps the slice. Pruning runs when the table
 lists ``column_stats`` in ``hoodie.table.metadata.partitions``, the metadata table is in step with the data
@@ -91,7 +92,10 @@ def _bound(v, r: ColumnRange):
 
 
 def may_match(r: ColumnRange, op: str, val) -> bool:
-    """Whether a file with range ``r`` may hold a non-null value passing ``column op val``."""
+    """Whether a file with range ``r`` may hold a value passing ``column op val``. A null passes only ``in`` a
+    list holding None and ``not in`` one that does not (the read's Arrow ``is_in``); no other filter."""
+    if op in ("in", "not in") and r.null_count != 0 and (op == "in") == any(v is None for v in val):
+        return True
     if r.value_count >= 0 and r.value_count == r.null_count:
         return False  # only nulls (or no rows at all)
     if r.min is None or r.max is None:
@@ -101,7 +105,7 @@ def may_match(r: ColumnRange, op: str, val) -> bool:
         return True
     try:
         if op in ("in", "not in"):
-            vals = [_in_domain(v, r) for v in val]
+            vals = [_in_domain(v, r) for v in val if v is not None]
             if op == "in":
                 return any(lo <= v <= hi for v in vals)
             return not (lo == hi and any(lo == v for v in vals))
