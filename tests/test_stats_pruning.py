@@ -116,3 +116,28 @@ def test_a_range_proves_only_what_it_can():
     days = kind_of(DATE, None, 2)
     assert may_match(_r(19737, 19740, kind=days), "=", date(2024, 1, 16))
     assert not may_match(_r(19737, 19740, kind=days), ">", date(2024, 1, 18))
+
+
+@pytest.mark.slow
+def test_spark_reads_prune_by_column_stats(spark, corpus_tables):
+    """``hudi_log.read.filters`` and ``hudi_log.spark.read(filters=)`` plan through the same pruning: one
+    input partition per slice left, the rows of the unpruned read."""
+    import json
+
+    from hudi_log.spark import read as spark_read
+    from hudi_log.spark.source import FILTERS
+
+    root = corpus_tables["sample_table_mor_avro_v9_txns_simple_meta"]
+    f = [("txn_id", ">=", "TXN-013")]
+    plan = HudiTable(root).plan(filters=f)
+    assert (plan.pruning.slices_before, plan.pruning.slices_after) == (5, 4)
+    want = _rows(read_plan(HudiTable(root, OFF).plan(filters=f)))
+    df = (spark.read.format("hudi_log").option(FILTERS, json.dumps([list(x) for x in f]))
+          .option("hudi_log.read.targetPartitionBytes", "1").load(str(root)))
+    assert df.rdd.getNumPartitions() == 4
+    got = df.toArrow()
+    assert sorted(got.column("_hoodie_record_key").to_pylist()) == \
+        sorted(read_plan(plan).column("_hoodie_record_key").to_pylist())
+    assert len(want) == got.num_rows == 6
+    native = spark_read(spark, str(root), filters=f).toArrow()
+    assert sorted(native.column("txn_id").to_pylist()) == sorted(got.column("txn_id").to_pylist())
