@@ -337,3 +337,27 @@ def test_java_avro_decodes_the_records(corpus_tables, java_program, tmp_path):
             assert (g["bloomType"], g["bloomTimestamp"], g["bloomBytes"].encode(), g["bloomDeleted"]) == \
                 (bf["type"], bf["timestamp"], bf["bloomFilter"], False)
     assert {g["type"] for g in got} == {3, 4, 6}
+
+
+@pytest.mark.parametrize("name", MDT_TABLES)
+def test_bootstrap_indexes_the_latest_slices_as_java_did(corpus_tables, name):
+    """A partition initialised on the table as it is: every file of the latest slices has Java's column_stats
+    values (Java's partition also keeps older slices' files, not yet cleaned); partition stats equal Java's
+    where its last computation saw today's slices (Java counts the groups an inflight clustering replaces, and
+    keeps a partition whose only file is now empty)."""
+    root = corpus_tables[name]
+    props = read_properties(root)
+    java = {k: v["ColumnStatsMetadata"] for k, v in read_column_stats(root).items()}
+    mine = {r.key: _plain(r.payload["ColumnStatsMetadata"]) for r in column_stats.bootstrap(root, props, {})}
+    assert mine and all(java.get(k) == v for k, v in mine.items())
+    parts = {r.key: _plain(r.payload["ColumnStatsMetadata"]) for r in partition_stats.bootstrap(root, props, {})}
+    java_parts = {k: v["ColumnStatsMetadata"] for k, v in read_column_stats(root, "partition_stats").items()}
+    if name in (MDT_TABLES[0], MDT_TABLES[2]):
+        assert parts == java_parts
+    else:
+        assert parts and set(parts) <= set(java_parts)
+    blooms = bloom_filters.bootstrap(root, props, {})  # one per latest base file with a footer filter
+    from hudi_log.table.view.file_system_view import FileSystemView
+    view = FileSystemView(root, props, Timeline(root, props), options={"hoodie.metadata.enable": "false"})
+    bases = [s.base_file.name for s in view.latest_file_slices() if s.base_file]
+    assert len(blooms) == len(bases) and all(r.payload["BloomFilterMetadata"]["bloomFilter"] for r in blooms)

@@ -94,8 +94,10 @@ def clean_records(change: DataChange) -> list[MetadataRecord]:
     return out
 
 
-def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> list[MetadataRecord]:
-    """Every file of the latest slices, as ``initializeColumnStats`` indexes an existing table."""
+def latest_file_ranges(table_path: AnyPath, props: TableProperties, options: Mapping):
+    """(index version, columns, [(partition, ranges of one file)]) over every file of the table's latest slices,
+    listed from storage: what a partition's initialisation indexes (``initializeColumnStats`` and the partition
+    stats made of it)."""
     from ..schema import current_schema
     from ..timeline.timeline import Timeline
     from ..view.file_system_view import FileSystemView
@@ -106,11 +108,15 @@ def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> 
     view = FileSystemView(table_path, props, timeline, options={"hoodie.metadata.enable": "false"})
     out = []
     for s in view.latest_file_slices():
-        names = ([s.base_file.name] if s.base_file else []) + [lf.name for lf in s.log_files]
-        for name in names:
-            out += [record(r, s.partition, version=version)
-                    for r in file_ranges(table_path, s.partition, name, None, columns, version)]
-    return out
+        for name in ([s.base_file.name] if s.base_file else []) + [lf.name for lf in s.log_files]:
+            out.append((s.partition, file_ranges(table_path, s.partition, name, None, columns, version)))
+    return version, columns, out
+
+
+def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> list[MetadataRecord]:
+    """Every file of the latest slices, as ``initializeColumnStats`` indexes an existing table."""
+    version, _, files = latest_file_ranges(table_path, props, options)
+    return [record(r, p, version=version) for p, ranges in files for r in ranges]
 
 
 def file_group_count(record_count: int, options: Mapping) -> int:

@@ -22,10 +22,10 @@ from typing import Mapping
 from ...paths import AnyPath
 from ..properties import TableProperties
 from .change import DataChange, MetadataRecord
-from .column_ranges import (ColumnRange, columns_to_index, file_ranges, from_payload, index_version,
-                            partition_range, stub, to_payload)
-from .column_stats import (PARTITION as COLUMN_STATS, commit_ranges, merge_stats, read_column_stats,
-                           writer_schema)
+from .column_ranges import (ColumnRange, columns_to_index, from_payload, index_version, partition_range, stub,
+                            to_payload)
+from .column_stats import (PARTITION as COLUMN_STATS, commit_ranges, latest_file_ranges, merge_stats,
+                           read_column_stats, writer_schema)
 from .stats_keys import key_file_group, partition_stats_key
 
 PARTITION = "partition_stats"
@@ -115,20 +115,10 @@ def records(change: DataChange) -> list[MetadataRecord]:
 
 def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> list[MetadataRecord]:
     """Every partition's range over the files of its latest slices (``convertFilesToPartitionStatsRecords``)."""
-    from ..schema import current_schema
-    from ..timeline.timeline import Timeline
-    from ..view.file_system_view import FileSystemView
-
-    timeline = Timeline(table_path, props)
-    version = index_version(props)
-    columns = columns_to_index(props, current_schema(props, timeline), options)
-    view = FileSystemView(table_path, props, timeline, options={"hoodie.metadata.enable": "false"})
+    version, columns, files = latest_file_ranges(table_path, props, options)
     per_partition: dict[str, list[ColumnRange]] = {}
-    for s in view.latest_file_slices():
-        names = ([s.base_file.name] if s.base_file else []) + [lf.name for lf in s.log_files]
-        for name in names:
-            per_partition.setdefault(s.partition, []).extend(
-                file_ranges(table_path, s.partition, name, None, columns, version))
+    for p, ranges in files:
+        per_partition.setdefault(p, []).extend(ranges)
     out = []
     for p, rs in sorted(per_partition.items()):
         agg = partition_range(p, rs)
