@@ -361,3 +361,35 @@ def test_bootstrap_indexes_the_latest_slices_as_java_did(corpus_tables, name):
     view = FileSystemView(root, props, Timeline(root, props), options={"hoodie.metadata.enable": "false"})
     bases = [s.base_file.name for s in view.latest_file_slices() if s.base_file]
     assert len(blooms) == len(bases) and all(r.payload["BloomFilterMetadata"]["bloomFilter"] for r in blooms)
+
+
+def test_index_version_is_the_index_definitions(corpus_tables, tmp_path):
+    from hudi_log.table.metadata.column_ranges import ColumnStatsError, index_version
+
+    v8, v9 = corpus_tables[MDT_TABLES[0]], corpus_tables[MDT_TABLES[3]]
+    assert index_version(read_properties(v8), v8) == 1  # a definition without a version: V1
+    assert index_version(read_properties(v9), v9) == 2
+    copy = tmp_path / "t"
+    shutil.copytree(v9, copy)
+    defs = copy / ".hoodie" / ".index_defs" / "index.json"
+    defs.write_text(defs.read_text().replace('"V2"', '"V1"'))
+    props = read_properties(copy)
+    assert index_version(props, copy) == 1
+    first = next(changes(copy))
+    stats = column_stats.records(first)[0].payload["ColumnStatsMetadata"]
+    assert "valueType" not in stats  # index version 1 writes none
+    defs.write_text("{not json")
+    with pytest.raises(ColumnStatsError, match="index definitions unreadable"):
+        index_version(props, copy)
+
+
+def test_an_unreadable_data_file_is_a_typed_error_naming_it(corpus_tables, tmp_path):
+    from hudi_log.table.metadata.column_ranges import ColumnStatsError
+
+    copy = tmp_path / "t"
+    shutil.copytree(corpus_tables[MDT_TABLES[3]], copy)
+    first = next(changes(copy))
+    partition, name = column_stats.write_stat_files(first.metadata)[0]
+    (copy / partition / name).write_bytes(b"PAR1 not a parquet file PAR1")
+    with pytest.raises(ColumnStatsError, match=name):
+        column_stats.records(first)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 import json
 import math
+import re
 from typing import Iterable, Mapping
 
 from ...containment import within_table
@@ -40,6 +41,7 @@ META_INDEXED = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record
 META_ALL = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
             "_hoodie_file_name", "_hoodie_operation")
 COLUMN_LIST = "hoodie.metadata.index.column.stats.column.list"
+INDEX_DEFS = "hoodie.table.index.defs.path"
 MAX_COLUMNS = "hoodie.metadata.index.column.stats.max.columns.to.index"
 DEFAULT_MAX_COLUMNS = 32
 DECIMAL_MAX_PRECISION, DECIMAL_MAX_SCALE = 30, 15
@@ -112,8 +114,25 @@ def kind_of(ordinal: int, info: str | None, version: int) -> ValueKind:
                      info)
 
 
-def index_version(props) -> int:
-    """``HoodieIndexVersion`` of column stats a table writes: 2 from table version 9 (valueType present)."""
+def index_version(props, table_path=None) -> int:
+    """``HoodieIndexVersion`` of the table's column stats: the ``version`` of the column_stats index definition
+    (``hoodie.table.index.defs.path``; a definition without one is V1, as the v8 corpus table's), else 2 from
+    table version 9 on (valueType written) and 1 below."""
+    rel = props.get(INDEX_DEFS)
+    if table_path is not None and rel:
+        path = within_table(table_path, rel, source=table_path, field=INDEX_DEFS)
+        try:
+            defs = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            defs = None
+        except (OSError, ValueError) as e:
+            raise ColumnStatsError(path, f"index definitions unreadable: {e}") from e
+        cs = ((defs or {}).get("indexDefinitions") or {}).get("column_stats") if isinstance(defs, dict) else None
+        if isinstance(cs, dict):
+            m = re.fullmatch(r"[Vv](\d+)", str(cs.get("version") or "V1"))
+            if not m:
+                raise ColumnStatsError(path, f"column_stats index version {cs.get('version')!r} is not V<n>")
+            return int(m.group(1))
     return 2 if props.version >= 9 else 1
 
 
@@ -149,11 +168,12 @@ def avro_kind(schema, version: int) -> ValueKind | None:
     return None if ordinal is None else kind_of(ordinal, None, version)
 
 
-def columns_to_index(props, writer_schema: Mapping | None, options: Mapping | None = None) -> dict[str, ValueKind]:
+def columns_to_index(props, writer_schema: Mapping | None, options: Mapping | None = None,
+                     version: int | None = None) -> dict[str, ValueKind]:
     """Column name -> value kind, in Java's order (``getColumnsToIndex``), for a writer schema (the data
     fields; meta fields are added as the table populates them)."""
     options = options or {}
-    version = index_version(props)
+    version = index_version(props) if version is None else version
     fields = {f["name"]: f["type"] for f in (writer_schema or {}).get("fields", [])}
     out: dict[str, ValueKind] = {}
     if props.populate_meta_fields:

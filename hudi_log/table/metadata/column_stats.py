@@ -14,6 +14,7 @@ instead (the metadata table's own rollback).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 import json
 from typing import Mapping
 
@@ -61,17 +62,29 @@ def write_stat_files(metadata: Mapping) -> list[tuple[str, str]]:
     return out
 
 
+_RANGES: OrderedDict = OrderedDict()  # the last commits' file ranges: column_stats and partition_stats both need them
+
+
 def commit_ranges(change: DataChange, columns: Mapping[str, ValueKind]) -> dict[tuple[str, str], list[ColumnRange]]:
-    """(partition, file name) -> the ranges of each file a commit wrote."""
-    version = index_version(change.props)
-    return {(p, f): file_ranges(change.table_path, p, f, change.instant, columns, version)
-            for p, f in write_stat_files(change.metadata)}
+    """(partition, file name) -> the ranges of each file a commit wrote (a file's ranges for an instant do not
+    change: kept for the other builder of the same commit)."""
+    version = index_version(change.props, change.table_path)
+    out = {}
+    for p, f in write_stat_files(change.metadata):
+        key = (str(change.table_path), p, f, change.instant, tuple(columns.items()), version)
+        if key not in _RANGES:
+            _RANGES[key] = file_ranges(change.table_path, p, f, change.instant, columns, version)
+            while len(_RANGES) > 4096:
+                _RANGES.popitem(last=False)
+        out[(p, f)] = _RANGES[key]
+    return out
 
 
 def records(change: DataChange) -> list[MetadataRecord]:
-    version = index_version(change.props)
+    version = index_version(change.props, change.table_path)
     if change.action in _WRITE_ACTIONS:
-        columns = columns_to_index(change.props, writer_schema(change.metadata, change.props), change.options)
+        schema = writer_schema(change.metadata, change.props)
+        columns = columns_to_index(change.props, schema, change.options, version)
         return [record(r, p, version=version) for (p, _), rs in commit_ranges(change, columns).items() for r in rs]
     if change.action == "clean":
         return clean_records(change)
@@ -83,9 +96,9 @@ def clean_records(change: DataChange) -> list[MetadataRecord]:
     from ..schema import current_schema
     from ..timeline.timeline import Timeline
 
-    version = index_version(change.props)
+    version = index_version(change.props, change.table_path)
     schema = current_schema(change.props, Timeline(change.table_path, change.props))
-    columns = columns_to_index(change.props, schema, change.options)
+    columns = columns_to_index(change.props, schema, change.options, version)
     out = []
     for partition, pm in (change.metadata.get("partitionMetadata") or {}).items():
         for path in (pm or {}).get("successDeleteFiles") or []:
@@ -103,8 +116,8 @@ def latest_file_ranges(table_path: AnyPath, props: TableProperties, options: Map
     from ..view.file_system_view import FileSystemView
 
     timeline = Timeline(table_path, props)
-    version = index_version(props)
-    columns = columns_to_index(props, current_schema(props, timeline), options)
+    version = index_version(props, table_path)
+    columns = columns_to_index(props, current_schema(props, timeline), options, version)
     view = FileSystemView(table_path, props, timeline, options={"hoodie.metadata.enable": "false"})
     out = []
     for s in view.latest_file_slices():

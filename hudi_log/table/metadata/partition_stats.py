@@ -75,10 +75,11 @@ def _slice_files(change: DataChange, partitions: set[str], written: dict[str, se
 
 
 def records(change: DataChange) -> list[MetadataRecord]:
-    version = index_version(change.props)
+    version = index_version(change.props, change.table_path)
     if change.action not in _WRITE_ACTIONS:
         return []
-    columns = columns_to_index(change.props, writer_schema(change.metadata, change.props), change.options)
+    schema = writer_schema(change.metadata, change.props)
+    columns = columns_to_index(change.props, schema, change.options, version)
     if not columns:
         return []
     if str(change.metadata.get("operationType") or "").upper() == "DELETE_PARTITION":

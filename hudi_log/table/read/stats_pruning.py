@@ -119,25 +119,25 @@ def may_match(r: ColumnRange, op: str, val) -> bool:
         return True
 
 
+def _file_names(task) -> list[str]:
+    paths = ([task.base_file] if task.base_file else []) + list(task.log_files)
+    return [p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths]
+
+
 def prune(table_path, props, timeline, tasks: list, filters, options: Mapping | None) -> tuple[list, StatsPruning]:
     """The tasks whose slices may hold a matching row, and what was done."""
     why = _why_not(table_path, props, timeline, filters, options)
     if why:
         return tasks, StatsPruning(len(tasks), len(tasks), False, why)
     columns = {f[0] for f in filters}
-    wanted = {}
-    for t in tasks:
-        for path in ([t.base_file] if t.base_file else []) + list(t.log_files):
-            name = path.replace("\\", "/").rsplit("/", 1)[-1]
-            for c in columns:
-                wanted[column_stats_key(c, t.partition, name)] = (name, c)
+    wanted = {column_stats_key(c, t.partition, name) for t in tasks for name in _file_names(t) for c in columns}
     stats: dict[tuple[str, str], ColumnRange] = {}
     for key, rec in read_column_stats(table_path, keys=wanted).items():
         r = from_payload(rec.get(FIELD) or {})
         stats[(r.file_name, r.column)] = r
     kept = []
     for t in tasks:
-        names = [p.replace("\\", "/").rsplit("/", 1)[-1] for p in ([t.base_file] if t.base_file else []) + list(t.log_files)]
+        names = _file_names(t)
         skip = False
         for col, op, val in filters:
             ranges = [stats.get((n, col)) for n in names]
