@@ -393,3 +393,61 @@ def test_an_unreadable_data_file_is_a_typed_error_naming_it(corpus_tables, tmp_p
     (copy / partition / name).write_bytes(b"PAR1 not a parquet file PAR1")
     with pytest.raises(ColumnStatsError, match=name):
         column_stats.records(first)
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_stats_of_files_hudi_log_writes_equal_their_values(tmp_path, version):
+    """Base files and log files hudi-log writes (nulls, decimals, dates, timestamps, doubles): each file's
+    column_stats record holds the min, max, null and value counts of the values the file holds."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hudi_log.table.metadata.column_ranges import unwrap_value, from_payload
+    from hudi_log.table.write.client import write_table
+
+    def rows(ids, ts):
+        return pa.table({
+            "id": [f"k{i:03d}" for i in ids], "part": [f"p{i % 2}" for i in ids], "ts": pa.array([ts] * len(ids), pa.int64()),
+            "amount": pa.array([None if i % 5 == 0 else Decimal(i * 37 - 500) / 100 for i in ids], pa.decimal128(12, 2)),
+            "day": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in ids], pa.date32()),
+            "at": pa.array([dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(minutes=i * 7) for i in ids],
+                           pa.timestamp("us", tz="UTC")),
+            "score": pa.array([None if i % 3 == 0 else i * -0.5 for i in ids], pa.float64())})
+
+    root = tmp_path / "t"
+    o = {"hoodie.table.name": "s", "hoodie.datasource.write.recordkey.field": "id",
+         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": str(version),
+         "hoodie.parquet.small.file.limit": "0", "hoodie.metadata.enable": "false"}
+    write_table(root, rows(range(30), 1), "insert", o)
+    write_table(root, rows(range(0, 30, 4), 2), "upsert", o)
+    checked = {"base": 0, "log": 0}
+    for ch in changes(root):
+        for r in column_stats.records(ch):
+            s = from_payload(r.payload["ColumnStatsMetadata"])
+            wrapped = r.payload["ColumnStatsMetadata"]["minValue"]
+            assert ("valueType" in r.payload["ColumnStatsMetadata"]) == (version >= 9)
+            name = s.file_name
+            path = next(root.rglob(name))
+            if name.endswith(".parquet"):
+                values = pq.read_table(path, columns=[s.column]).column(0).to_pylist()
+                checked["base"] += 1
+            else:
+                values = [rec.get(s.column) for b in open_log(path) if b.block_type == BlockType.avro_data_block
+                          for rec in b.records()]
+                checked["log"] += 1
+            present = [v for v in values if v is not None]
+            assert (s.value_count, s.null_count) == (len(values), len(values) - len(present)), (name, s.column)
+            if s.column == "amount":
+                lo = min(present)
+                assert wrapped[0].endswith("BytesWrapper" if version >= 9 else "DecimalWrapper")
+                assert unwrap_value(wrapped, s.kind) in (int(lo.scaleb(2)), lo)
+            elif s.column == "day" and version >= 9:
+                assert s.min == (min(present) - dt.date(1970, 1, 1)).days
+            elif s.column == "at" and version >= 9:
+                assert s.max == (max(present) - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(microseconds=1)
+            elif s.column in ("score", "id", "ts"):
+                assert (s.min, s.max) == (min(present), max(present)), (name, s.column)
+    assert checked["base"] and checked["log"]

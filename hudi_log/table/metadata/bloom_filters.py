@@ -95,6 +95,11 @@ def file_group_index(key: str, count: int) -> int:
     return key_file_group(key, count)
 
 
+def merge(old: dict | None, new: dict) -> dict:
+    """``HoodieMetadataPayload`` for bloom filter records: the newer one (a tombstone included) wins."""
+    return new
+
+
 def live(records_by_key: Mapping[str, dict]) -> dict[str, dict]:
     """The records a reader sees (the later record of a key wins, the reader's default; tombstones dropped)."""
     return {k: r for k, r in records_by_key.items() if not (r.get(FIELD) or {}).get("isDeleted")}

@@ -173,6 +173,9 @@ def merge_stats(old: dict | None, new: dict) -> dict:
     return {**new, FIELD: merged}
 
 
+merge = merge_stats  # each stats builder module's ``merge``: the rule readers and the metadata compaction apply
+
+
 def live(records: Mapping[str, dict]) -> dict[str, dict]:
     """The records a reader sees: tombstones dropped (``getInsertValue`` of a deleted entry is empty)."""
     return {k: r for k, r in records.items() if not (r.get(FIELD) or {}).get("isDeleted")}
