@@ -1,5 +1,7 @@
 """The metadata table's ``partition_stats`` partition: per data partition and indexed column, one record (type 6,
 ``ColumnStatsMetadata`` named by the partition path) aggregating the column's range over the partition.
+As Hudi 1.1 writes it (the corpus's tables): Java's later ``PartitionStatsIndexer`` leaves out the file groups
+the commit itself replaces, 1.1 counts them while the replacecommit is inflight.
 
 Mirrors ``HoodieTableMetadataUtil.convertMetadataToPartitionStatRecords``: for each partition a commit writes,
 the ranges of the commit's own files (as :mod:`.column_stats` computes them) and, when the table has a
@@ -115,7 +117,10 @@ def records(change: DataChange) -> list[MetadataRecord]:
 
 
 def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> list[MetadataRecord]:
-    """Every partition's range over the files of its latest slices (``convertFilesToPartitionStatsRecords``)."""
+    """Every partition's range over the files of its latest slices (``convertFilesToPartitionStatsRecords``); a
+    non-partitioned table has none (Java does not initialise the partition for it)."""
+    if not props.partition_fields:
+        return []
     version, columns, files = latest_file_ranges(table_path, props, options)
     per_partition: dict[str, list[ColumnRange]] = {}
     for p, ranges in files:
