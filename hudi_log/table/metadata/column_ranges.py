@@ -319,20 +319,60 @@ def record_ranges(file_name: str, records: Iterable[Mapping], columns: Mapping[s
             for c, kind in columns.items()]
 
 
+def column_ranges(file_name: str, table, columns: Mapping[str, ValueKind], version: int) -> list[ColumnRange]:
+    """:func:`record_ranges` over an Arrow table of the records (a log block's columnar decode): min and max by
+    Arrow for strings, numbers, dates, times and decimals, whose orders are Java's there; floats (signed zeros,
+    NaN last) and bytes (signed) value by value in Java's order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if n == 0:
+        return record_ranges(file_name, [], columns, version)
+    out = []
+    for c, kind in columns.items():
+        if c not in table.column_names:
+            out.append(ColumnRange(file_name, c, None, None, n, n, 0, 0, kind))
+            continue
+        arr = table.column(c)
+        if pa.types.is_floating(arr.type) or pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type) \
+                or pa.types.is_fixed_size_binary(arr.type):
+            lo = hi = None
+            for v in arr.to_pylist():
+                v = _record_value(v, kind)
+                if v is not None:
+                    lo, hi = _lesser(lo, v), _greater(hi, v)
+        else:
+            mm = pc.min_max(arr)
+            lo, hi = _record_value(mm["min"].as_py(), kind), _record_value(mm["max"].as_py(), kind)
+        out.append(ColumnRange(file_name, c, lo, hi, arr.null_count, n, 0, 0, kind))
+    return out
+
+
 def log_ranges(path, instant: str | None, columns: Mapping[str, ValueKind], version: int) -> list[ColumnRange]:
     """The ranges of the records an instant wrote to a log file: its data blocks of that instant (a
     version-6 log file is appended to by later instants; each commit's stats are of its own records).
     ``instant=None``: every data block (the partition's initialisation reads whole files)."""
-    records: list = []
+    import pyarrow as pa
+
+    tables = []
     try:
         for block in open_log(path):
             if block.corrupt or (instant is not None and block.instant_time != instant):
                 continue
             if block.block_type in (BlockType.avro_data_block, BlockType.parquet_data_block):
-                records.extend(block.records())
+                tables.append(block.to_arrow(columns=list(columns)))
     except ContentError as e:
         raise ColumnStatsError(path, f"log file unreadable: {e}") from e
-    return record_ranges(path.name, records, columns, version)
+    except OSError as e:
+        raise ColumnStatsError(path, f"log file unreadable: {e}") from e
+    if not tables:
+        return record_ranges(path.name, [], columns, version)
+    try:
+        table = pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # blocks of schemas that do not unify: value by value
+        return record_ranges(path.name, [r for t in tables for r in t.to_pylist()], columns, version)
+    return column_ranges(path.name, table, columns, version)
 
 
 def file_ranges(table_path, partition: str, file_name: str, instant: str | None, columns: Mapping[str, ValueKind],
