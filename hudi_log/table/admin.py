@@ -37,7 +37,7 @@ from .concurrency.heartbeat import is_expired
 from .concurrency.lock import TableLock
 from .markers import delete_markers, marker_dir, read_markers
 from .properties import (BACKUP_FILE, PROPERTIES_FILE, SUPPORTED_TABLE_VERSIONS, TableError, TablePropertiesError,
-                         _read_one, properties_text, read_properties, table_checksum, write_atomic)
+                         _read_one, read_properties, replace_properties, write_atomic)
 from .timeline.timeline import WRITE_ACTIONS, Timeline
 from .view.file_system_view import PARTITION_METAFILE, parse_base_file_name, parse_log_file_name
 
@@ -100,21 +100,17 @@ def _check_new(table_path, old: Mapping[str, str], new: Mapping[str, str]) -> No
 def _modify(table_path, change: Callable[[dict], dict], options: Mapping | None) -> list[ConfigChange]:
     """Java's ``HoodieTableConfig.modify`` (see the module docstring), under the table lock."""
     meta = _meta(table_path)
-    cfg, backup = meta / PROPERTIES_FILE, meta / BACKUP_FILE
+    cfg = meta / PROPERTIES_FILE
     with TableLock(table_path, concurrency_config(options)):
-        if backup.is_file():
+        if (meta / BACKUP_FILE).is_file():
             recover_table_configs(table_path)
         old = dict(read_properties(table_path))
         new = change(dict(old))
         if CHECKSUM in new and new[CHECKSUM] != old.get(CHECKSUM):
             raise AdminError(cfg, f"{CHECKSUM} is computed from the table's name, not set (leave it out)")
         _check_new(table_path, old, new)
-        new[CHECKSUM] = str(table_checksum(new))
-        write_atomic(backup, properties_text(old).encode("latin-1"))
-        cfg.unlink()
-        write_atomic(cfg, properties_text(new).encode("latin-1"))
-        _read_one(cfg)  # reads back with its checksum, else the backup stays for recover-configs
-        backup.unlink()
+        # backup, delete, write, read back, drop the backup: the steps the upgrade takes too
+        new[CHECKSUM] = replace_properties(table_path, new)[CHECKSUM]
     return [ConfigChange(k, old.get(k), new.get(k)) for k in sorted(set(old) | set(new))
             if old.get(k) != new.get(k) and k != CHECKSUM]
 

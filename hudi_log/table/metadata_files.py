@@ -167,6 +167,63 @@ def _merge(old: dict | None, new: dict) -> dict:
     return {**new, "filesystemMetadata": merged}
 
 
+def _stat_value(wrapper):
+    """The value inside a column-stats wrapper (``IntWrapper`` ...): a dict, or ``(name, dict)`` where union
+    members were read with their record names; None for none or an ``ArrayWrapper``."""
+    if isinstance(wrapper, tuple):
+        wrapper = wrapper[1]
+    if not isinstance(wrapper, dict) or "value" not in wrapper:
+        return None
+    v = wrapper["value"]
+    return v.encode("utf-16-be", "surrogatepass") if isinstance(v, str) else v  # Java compares UTF-16 units
+
+
+def _sum(a, b):
+    return None if a is None and b is None else (a or 0) + (b or 0)
+
+
+def merge_column_stats(old: dict | None, new: dict) -> dict:
+    """``HoodieMetadataPayload``'s merge of two column-statistics records of one key (``column_stats`` and
+    ``partition_stats``, ``mergeColumnStatsRecords``): a tombstone on either side or a tight-bound new record
+    wins whole; otherwise min of the minimums, max of the maximums (nulls ignored), counts and sizes summed,
+    the rest from the new record."""
+    field = "ColumnStatsMetadata"
+    o, n = (old or {}).get(field), new.get(field)
+    if old is None or o is None or n is None or old.get("type") != new.get("type"):
+        return new
+    if n.get("isDeleted") or o.get("isDeleted") or n.get("isTightBound"):
+        return new
+
+    def pick(a, b, smaller: bool):
+        va, vb = _stat_value(a), _stat_value(b)
+        if va is None:
+            return b
+        if vb is None:
+            return a
+        try:
+            return (a if va <= vb else b) if smaller else (a if va >= vb else b)
+        except TypeError:  # values of two types: Java's compareTo would throw; keep the new one
+            return b
+
+    merged = dict(n)
+    merged["minValue"] = pick(o.get("minValue"), n.get("minValue"), True)
+    merged["maxValue"] = pick(o.get("maxValue"), n.get("maxValue"), False)
+    for k in ("valueCount", "nullCount", "totalSize", "totalUncompressedSize"):
+        merged[k] = _sum(o.get(k), n.get(k))
+    return {**new, field: merged}
+
+
+def merge_rule(partition: str):
+    """How two records of one key of a metadata ``partition`` combine (``HoodieMetadataPayload``): the files
+    partition's listing merge, the column-statistics merge, or None where the later record wins
+    (record_index, secondary indexes, bloom_filters, expression indexes)."""
+    if partition == FILES_PARTITION:
+        return _merge
+    if partition in ("column_stats", "partition_stats"):
+        return merge_column_stats
+    return None
+
+
 def _base_records(path) -> list[dict]:
     from ..format.content.avro import decode_datums
     from ..format.content.hfile import HFileError, read_hfile

@@ -66,47 +66,12 @@ from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
+from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION  # noqa: F401 (archive.py imports it here)
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 
-_JS = {"type": "string", "avro.java.string": "String"}
-_S = ["null", _JS]
-PLAN_VERSION = 2  # CompactionUtils.LATEST_COMPACTION_METADATA_VERSION: names, not full paths
 _MB = 1024 * 1024
 MAX_DELTA_COMMITS = "hoodie.compact.inline.max.delta.commits"
-
-COMPACTION_OPERATION_SCHEMA = {
-    "type": "record", "name": "HoodieCompactionOperation", "namespace": "org.apache.hudi.avro.model",
-    "fields": [
-        {"name": "baseInstantTime", "type": _S},
-        {"name": "deltaFilePaths", "type": ["null", {"type": "array", "items": _JS}], "default": None},
-        {"name": "dataFilePath", "type": _S, "default": None},
-        {"name": "fileId", "type": _S},
-        {"name": "partitionPath", "type": _S, "default": None},
-        {"name": "metrics", "type": ["null", {"type": "map", "values": "double", "avro.java.string": "String"}],
-         "default": None},
-        {"name": "bootstrapFilePath", "type": _S, "default": None},
-    ],
-}
-COMPACTION_PLAN_SCHEMA = {
-    "type": "record", "name": "HoodieCompactionPlan", "namespace": "org.apache.hudi.avro.model",
-    "fields": [
-        {"name": "operations", "type": ["null", {"type": "array", "items": COMPACTION_OPERATION_SCHEMA}],
-         "default": None},
-        {"name": "extraMetadata", "type": ["null", {"type": "map", "values": _JS, "avro.java.string": "String"}],
-         "default": None},
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "strategy", "type": ["null", {
-            "type": "record", "name": "HoodieCompactionStrategy", "fields": [
-                {"name": "compactorClassName", "type": _S, "default": None},
-                {"name": "strategyParams", "type": ["null", {"type": "map", "values": _JS,
-                                                             "avro.java.string": "String"}], "default": None},
-                {"name": "version", "type": ["int", "null"], "default": 1},
-            ]}], "default": None},
-        {"name": "preserveHoodieMetadata", "type": ["boolean", "null"], "default": False},
-        {"name": "missingSchedulePartitions", "type": ["null", {"type": "array", "items": _JS}], "default": None},
-    ],
-}
 
 
 class CompactionError(TableError):
