@@ -109,6 +109,8 @@ def test_a_range_proves_only_what_it_can():
     assert may_match(_r(None, None, 0, 2), "=", 1)  # values but no bounds: no proof
     assert may_match(_r(float("nan"), 1.0), "=", 7.0)  # a NaN bound: no proof
     assert may_match(_r(5, 9), "=", "x")  # values that do not compare: no proof
+    strs = kind_of(STRING, None, 2)
+    assert not may_match(_r("b", "d", kind=strs), ">", "e") and may_match(_r("b", "d", kind=strs), ">", "\uff5e")
     assert may_match(_r(-5, 5, kind=kind_of(STRING, None, 2)), "=", date(2020, 1, 1))
     dec = kind_of(DECIMAL, "15,2", 2)
     assert may_match(_r(1000, 2000, kind=dec), "=", Decimal("15.5")) and not may_match(_r(1000, 2000, kind=dec), "=", 21)

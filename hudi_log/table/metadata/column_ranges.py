@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 import json
-import math
 import re
 from typing import Iterable, Mapping
 
@@ -35,6 +34,7 @@ from ...format.grammar import BlockType
 from ...format.reader import open_log
 from ...parquet_io import read_parquet_metadata
 from ..errors import TableError
+from ..metadata_files import java_order
 
 WRAPPER_NS = "org.apache.hudi.avro.model."
 META_INDEXED = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key")  # a TreeMap's order
@@ -227,13 +227,7 @@ def _parquet_value(raw, kind: ValueKind):
 
 
 def _order(v):
-    """Java's order of a value: ``Double.compare`` for floats (-0.0 before 0.0, NaN last), ``ByteBuffer.compareTo``
-    for bytes (signed bytes, then length: Hudi's expected partition stats hold it), else natural."""
-    if isinstance(v, float):
-        return (v != v, 0.0 if v != v else v, math.copysign(1.0, v) > 0)
-    if isinstance(v, (bytes, bytearray)):
-        return tuple(b - 256 if b > 127 else b for b in v)
-    return v
+    return java_order(v)  # Java's compareTo (metadata_files, which the merge rule shares)
 
 
 def _lesser(a, b):
@@ -321,8 +315,8 @@ def record_ranges(file_name: str, records: Iterable[Mapping], columns: Mapping[s
 
 def column_ranges(file_name: str, table, columns: Mapping[str, ValueKind], version: int) -> list[ColumnRange]:
     """:func:`record_ranges` over an Arrow table of the records (a log block's columnar decode): min and max by
-    Arrow for strings, numbers, dates, times and decimals, whose orders are Java's there; floats (signed zeros,
-    NaN last) and bytes (signed) value by value in Java's order."""
+    Arrow for numbers, dates, times, decimals and strings within the BMP, whose orders are Java's there; floats
+    (signed zeros, NaN last), bytes (signed) and strings past U+FFFF value by value in Java's order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -335,8 +329,12 @@ def column_ranges(file_name: str, table, columns: Mapping[str, ValueKind], versi
             out.append(ColumnRange(file_name, c, None, None, n, n, 0, 0, kind))
             continue
         arr = table.column(c)
-        if pa.types.is_floating(arr.type) or pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type) \
-                or pa.types.is_fixed_size_binary(arr.type):
+        by_value = pa.types.is_floating(arr.type) or pa.types.is_binary(arr.type) or \
+            pa.types.is_large_binary(arr.type) or pa.types.is_fixed_size_binary(arr.type)
+        if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+            # Arrow orders strings by code point, Java by UTF-16 unit: they differ past U+FFFF only
+            by_value = bool(pc.any(pc.match_substring_regex(arr, "[\\x{10000}-\\x{10FFFF}]")).as_py())
+        if by_value:
             lo = hi = None
             for v in arr.to_pylist():
                 v = _record_value(v, kind)

@@ -19,10 +19,10 @@ import json
 from typing import Mapping
 
 from ...paths import AnyPath
+from ..metadata_files import merge_column_stats
 from ..properties import TableProperties
 from .change import DataChange, MetadataRecord
-from .column_ranges import (ColumnRange, ValueKind, columns_to_index, file_ranges, index_version, stub, to_payload,
-                            unwrap_value)
+from .column_ranges import ColumnRange, ValueKind, columns_to_index, file_ranges, index_version, stub, to_payload
 from .stats_keys import column_stats_key, key_file_group
 
 PARTITION = "column_stats"
@@ -140,39 +140,9 @@ def file_group_index(key: str, count: int) -> int:
     return key_file_group(key, count)
 
 
-# --- HoodieMetadataPayload's rule for types 3 and 6 ---------------------------------------------------------
+# --- HoodieMetadataPayload's rule for types 3 and 6: one function, metadata_files.merge_column_stats ---------
 
-def _kind(stats: Mapping) -> ValueKind:
-    vt = stats.get("valueType") or {}
-    return ValueKind(vt.get("typeOrdinal"), "", vt.get("additionalInfo"))
-
-
-def merge_stats(old: dict | None, new: dict) -> dict:
-    """``combineAndGetUpdateValue`` for column_stats and partition_stats records (``mergeColumnStatsRecords``):
-    the records hold ``ColumnStatsMetadata``; wrapped values are kept as they were written."""
-    if old is None or old.get("type") != new.get("type"):
-        return new
-    a, b = old.get(FIELD) or {}, new.get(FIELD) or {}
-    if b.get("isDeleted") or a.get("isDeleted") or b.get("isTightBound"):
-        return new
-    ka, kb = _kind(a), _kind(b)
-
-    def pick(field, better):
-        va, vb = unwrap_value(a.get(field), ka), unwrap_value(b.get(field), kb)
-        if va is None:
-            return b.get(field)
-        if vb is None:
-            return a.get(field)
-        return a.get(field) if better(va, vb) else b.get(field)
-
-    merged = dict(b)
-    merged["minValue"] = pick("minValue", lambda x, y: x < y)
-    merged["maxValue"] = pick("maxValue", lambda x, y: x > y)
-    for f in ("valueCount", "nullCount", "totalSize", "totalUncompressedSize"):
-        merged[f] = (a.get(f) or 0) + (b.get(f) or 0)
-    return {**new, FIELD: merged}
-
-
+merge_stats = merge_column_stats
 merge = merge_stats  # each stats builder module's ``merge``: the rule readers and the metadata compaction apply
 
 

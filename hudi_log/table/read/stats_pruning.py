@@ -82,6 +82,10 @@ def _in_domain(val, r: ColumnRange):
         return (val - date(1970, 1, 1)).days
     if isinstance(val, (datetime, date, Decimal)):
         raise TypeError("a temporal or decimal filter on a column of another type")
+    if isinstance(val, str) and any(ord(ch) >= 0xD800 for ch in val):
+        # Java's bounds order strings by UTF-16 unit, Arrow's filter by code point: the two agree on every
+        # comparison with a string below U+D800 only
+        raise TypeError("a string the two orders may disagree on")
     return val
 
 
