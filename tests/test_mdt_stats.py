@@ -259,7 +259,7 @@ def test_clean_writes_a_tombstone_per_indexed_column(corpus_tables, tmp_path):
     partition, a_file = column_stats.write_stat_files(next(changes(root)).metadata)[0]
     assert any(v["ColumnStatsMetadata"]["fileName"] == a_file for v in java.values())
     change = DataChange(root, props, "20990101000000000", "clean",
-                        {"partitionMetadata": {partition: {"successDeleteFiles": [a_file]}}}, {})
+                        {"partitionMetadata": {partition: {"deletePathPatterns": [a_file], "successDeleteFiles": []}}}, {})
     recs = column_stats.records(change)
     assert len(recs) == 16 and all(r.payload["ColumnStatsMetadata"]["isDeleted"] for r in recs)
     stats = recs[0].payload["ColumnStatsMetadata"]

@@ -22,7 +22,7 @@ from ...paths import AnyPath
 from ..properties import TableProperties
 from .change import DataChange, MetadataRecord
 from .column_ranges import ColumnStatsError
-from .column_stats import write_stat_files
+from .column_stats import cleaned_files, write_stat_files
 from .stats_keys import bloom_filter_key, key_file_group
 
 PARTITION = "bloom_filters"
@@ -69,10 +69,8 @@ def records(change: DataChange) -> list[MetadataRecord]:
                for p, f in write_stat_files(change.metadata)]
         return [r for r in out if r is not None]
     if change.action == "clean":
-        return [record(p, path.rsplit("/", 1)[-1], change.instant, "", b"", deleted=True)
-                for p, pm in (change.metadata.get("partitionMetadata") or {}).items()
-                for path in (pm or {}).get("successDeleteFiles") or []
-                if path.endswith(_BASE_SUFFIXES)]
+        return [record(p, name, change.instant, "", b"", deleted=True)
+                for p, name in cleaned_files(change.metadata) if name.endswith(_BASE_SUFFIXES)]
     return []
 
 

@@ -3,7 +3,7 @@ column of every data file written, and the merge rule its readers and compaction
 
 Mirrors ``HoodieTableMetadataUtil.convertMetadataToColumnStatsRecords`` (a commit: each write stat's file, a
 base file's footer statistics or, for a log file, the stats of the records the commit wrote to it, never tight
-bound), its clean counterpart (a tombstone per indexed column of each file the cleaner deleted:
+bound), its clean counterpart (a tombstone per indexed column of each file the clean names, ``deletePathPatterns``:
 ``isDeleted``, counts -1) and ``HoodieMetadataPayload.mergeColumnStatsRecords`` (a tombstone on either side:
 the newer record; a tight-bound newer record replaces; else the wider range and the counts summed; a deleted
 record is dropped when read). Keys: column id + partition id + file id (:mod:`.stats_keys`), spread over
@@ -100,10 +100,20 @@ def clean_records(change: DataChange) -> list[MetadataRecord]:
     schema = current_schema(change.props, Timeline(change.table_path, change.props))
     columns = columns_to_index(change.props, schema, change.options, version)
     out = []
-    for partition, pm in (change.metadata.get("partitionMetadata") or {}).items():
-        for path in (pm or {}).get("successDeleteFiles") or []:
-            name = path.rsplit("/", 1)[-1]
-            out += [record(stub(name, c, version), partition, deleted=True, version=version) for c in columns]
+    for partition, name in cleaned_files(change.metadata):
+        out += [record(stub(name, c, version), partition, deleted=True, version=version) for c in columns]
+    return out
+
+
+def cleaned_files(metadata: Mapping) -> list[tuple[str, str]]:
+    """(partition, file name) of each file a clean names: its ``deletePathPatterns``, as Java's indexes read
+    them (``successDeleteFiles`` where a clean has no patterns)."""
+    out = []
+    for partition, pm in (metadata.get("partitionMetadata") or {}).items():
+        pm = pm or {}
+        paths = pm.get("deletePathPatterns")
+        for path in (paths if paths is not None else pm.get("successDeleteFiles")) or []:
+            out.append((partition, path.rsplit("/", 1)[-1]))
     return out
 
 
