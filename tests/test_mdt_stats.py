@@ -451,3 +451,21 @@ def test_stats_of_files_hudi_log_writes_equal_their_values(tmp_path, version):
             elif s.column in ("score", "id", "ts"):
                 assert (s.min, s.max) == (min(present), max(present)), (name, s.column)
     assert checked["base"] and checked["log"]
+
+
+def test_partition_bounds_take_the_columns_current_type():
+    """Index version 2 (``getColumnRangeInPartition``): each file's bounds are standardized to the column's type
+    in the commit's schema before they combine, and the record carries that type."""
+    from hudi_log.table.metadata.column_ranges import LONG, ColumnStatsError, standardize
+
+    long_kind, str_kind = kind_of(LONG, None, 2), kind_of(STRING, None, 2)
+    ranges = [ColumnRange("a", "c", "1705311000000", "1705367700000", 0, 2, 0, 0, str_kind),
+              ColumnRange("b", "c", 1705000000000, 1705300000000, 1, 3, 0, 0, long_kind)]
+    r = partition_range("p", ranges, {"c": long_kind})["c"]
+    assert (r.min, r.max, r.value_count, r.null_count, r.kind) == (1705000000000, 1705367700000, 5, 1, long_kind)
+    r = partition_range("p", ranges, {"c": str_kind})["c"]
+    assert (r.min, r.max, r.kind) == ("1705000000000", "1705367700000", str_kind)
+    assert standardize(1234, kind_of(DECIMAL, "10,2", 2), kind_of(DECIMAL, "12,4", 2)) == 123400
+    assert standardize(7.9, kind_of(6, None, 2), long_kind) == 7 and standardize(True, kind_of(2, None, 2), str_kind) == "true"
+    with pytest.raises(ColumnStatsError, match="'c'"):
+        partition_range("p", [ColumnRange("a", "c", b"\x01", b"\x02", 0, 1, 0, 0, kind_of(8, None, 2))], {"c": long_kind})

@@ -397,10 +397,61 @@ def combine(a: ColumnRange, b: ColumnRange) -> ColumnRange:
                        a.total_uncompressed_size + b.total_uncompressed_size, kind)
 
 
-def partition_range(partition: str, ranges: Iterable[ColumnRange]) -> dict[str, ColumnRange]:
-    """Column -> the partition's range (``FileFormatUtils.getColumnRangeInPartition``), named by partition."""
+_INTS = {INT, LONG, DATE, TIME_MILLIS} | _LONGS
+
+
+def standardize(v, source: ValueKind, target: ValueKind):
+    """A bound in the column's current type (``ValueMetadata.standardizeJavaTypeAndPromote``): numbers cast as
+    Java casts them (a float to an integer truncated, a numeric string parsed), a decimal rescaled; a value the
+    type cannot take raises ValueError (Java throws there too)."""
+    if v is None or target.ordinal in (None, NULL) or source.ordinal == target.ordinal and source.info == target.info:
+        return v
+    t = target.ordinal
+    if t in _INTS and t != DECIMAL:
+        if isinstance(v, (bytes, bytearray)):
+            raise ValueError(f"bytes cannot be a {t} bound")
+        return int(v) if not isinstance(v, str) else int(v.strip())
+    if t in (FLOAT, DOUBLE):
+        return float(v)
+    if t in (STRING, UUID):
+        if isinstance(v, bool):  # ValueType.castToString: Java's toString of a boxed value
+            return "true" if v else "false"
+        if isinstance(v, int) and source.ordinal in (INT, LONG):
+            return str(v)
+        if not isinstance(v, str):
+            raise ValueError(f"a {type(v).__name__} cannot be a string bound")
+        return v
+    if t == DECIMAL:
+        if source.ordinal != DECIMAL:
+            raise ValueError("only a decimal can be a decimal bound")
+        shift = target.scale - source.scale
+        if shift < 0 and v % 10 ** -shift:
+            raise ValueError("a decimal bound does not fit the column's scale")
+        return v * 10 ** shift if shift >= 0 else v // 10 ** -shift
+    if t == BOOLEAN:
+        if not isinstance(v, bool):
+            raise ValueError(f"a {type(v).__name__} cannot be a boolean bound")
+        return v
+    if t in (BYTES, FIXED):
+        return v.encode("utf-8") if isinstance(v, str) else bytes(v)
+    return v
+
+
+def partition_range(partition: str, ranges: Iterable[ColumnRange],
+                    columns: Mapping[str, ValueKind] | None = None) -> dict[str, ColumnRange]:
+    """Column -> the partition's range (``FileFormatUtils.getColumnRangeInPartition``), named by partition; with
+    ``columns`` (the commit's columns to index) every file's bounds are first taken to the column's current type,
+    which the partition's record then carries, as index version 2 does."""
     out: dict[str, ColumnRange] = {}
     for r in ranges:
+        target = (columns or {}).get(r.column)
+        if target is not None and r.kind.ordinal != NULL:
+            try:
+                r = replace(r, min=standardize(r.min, r.kind, target), max=standardize(r.max, r.kind, target),
+                            kind=target)
+            except ValueError as e:
+                raise ColumnStatsError(r.file_name, f"column {r.column!r}: {e} (a partition's range needs one type)") \
+                    from e
         r = replace(r, file_name=partition)
         out[r.column] = r if r.column not in out else combine(out[r.column], r)
     return out

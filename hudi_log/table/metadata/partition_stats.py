@@ -111,7 +111,7 @@ def records(change: DataChange) -> list[MetadataRecord]:
                             per_partition[p].append(r)
     out = []
     for p, rs in sorted(per_partition.items()):
-        agg = partition_range(p, rs)
+        agg = partition_range(p, rs, columns)
         out += [record(p, agg[c], tight=tight, version=version) for c in columns if c in agg]
     return out
 
@@ -127,7 +127,7 @@ def bootstrap(table_path: AnyPath, props: TableProperties, options: Mapping) -> 
         per_partition.setdefault(p, []).extend(ranges)
     out = []
     for p, rs in sorted(per_partition.items()):
-        agg = partition_range(p, rs)
+        agg = partition_range(p, rs, columns)
         out += [record(p, agg[c], tight=True, version=version) for c in columns if c in agg]
     return out
 
