@@ -73,9 +73,9 @@ class ColumnStatsError(TableError):
 
 @dataclass(frozen=True)
 class ValueKind:
-    """How a column's values are typed in the index: ``ordinal`` (None: read back from an index-version-1 record,
-    which names no type),
-    ``info`` (``precision,scale`` of a decimal) and the Avro wrapper record that carries them."""
+    """How a column's values are typed in the index: ``ordinal`` of ValueType (None: read back from an
+    index-version-1 record, which names no type), ``info`` (``precision,scale`` of a decimal) and the Avro
+    wrapper record that carries them."""
 
     ordinal: int | None
     wrapper: str
@@ -110,8 +110,8 @@ def kind_of(ordinal: int, info: str | None, version: int) -> ValueKind:
         v1 = {DATE: "DateWrapper", DECIMAL: "DecimalWrapper", TIME_MICROS: "TimeMicrosWrapper",
               TIMESTAMP_MICROS: "TimestampMicrosWrapper"}
         return ValueKind(ordinal, v1.get(ordinal) or _PRIMITIVE_WRAPPER.get(ordinal) or "LongWrapper", info)
-    return ValueKind(ordinal, "LongWrapper" if ordinal in _LONGS else _PRIMITIVE_WRAPPER.get(ordinal, "StringWrapper"),
-                     info)
+    wrapper = "LongWrapper" if ordinal in _LONGS else _PRIMITIVE_WRAPPER.get(ordinal, "StringWrapper")
+    return ValueKind(ordinal, wrapper, info)
 
 
 def index_version(props, table_path=None) -> int:
