@@ -411,7 +411,6 @@ def test_a_rollback_that_slips_in_before_the_completed_file_makes_the_commit_fai
     {"hoodie.table.keygenerator.class": "org.apache.hudi.keygen.GlobalDeleteKeyGenerator"},
     {"hoodie.table.keygenerator.class": "com.example.MyKeyGenerator"},
     {"hoodie.table.keygenerator.type": "USER_PROVIDED"},
-    {"hoodie.populate.meta.fields": "false"},
 ])
 def test_key_generation_hudi_log_does_not_do_as_java_is_refused_before_a_byte(tmp_path, setting):
     from hudi_log.table.properties import write_properties

@@ -192,14 +192,92 @@ def test_cli_upgrade_and_downgrade(tmp_path):
     assert r.exit_code == 0 and json.loads(r.output)["properties"]["hoodie.table.version"] == "6"
 
 
-def test_archived_instants_are_refused_before_anything_changes(tmp_path):
+def _archived(base: Path) -> list:
+    r = CliRunner().invoke(main, ["archived", "show", str(base), "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_archived_instants_round_trip_6_8_6(tmp_path, table_type):
+    archived_round_trip(tmp_path, table_type)
+
+
+def archived_round_trip(tmp_path, table_type: str) -> Path:
+    """The v6 archive goes into the LSM history on the way up (SevenToEightUpgradeHandler's upgradeToLSMTimeline)
+    and stays; on the way down nothing is appended twice: ``archived show`` is what it was. Instants archived
+    at version 8 are appended to the v6 archive on the way down."""
+    from hudi_log.table.services.archive import archive, read_archive
+    from hudi_log.table.services.clean import clean
+    from hudi_log.table.timeline.lsm_history import read_history
+
     base = tmp_path / "t"
-    make_table(base, "COPY_ON_WRITE")
-    (base / ".hoodie" / "archived" / ".commits_.archive.1_1-0-1").write_bytes(b"")
-    before = sorted(p.name for p in (base / ".hoodie").iterdir())
-    with pytest.raises(UpgradeDowngradeError, match="archived instants"):
-        change_table_version(base, 8)
-    assert sorted(p.name for p in (base / ".hoodie").iterdir()) == before and read_properties(base).version == 6
+    make_table(base, table_type)
+    o = options(table_type)
+    for n in range(6):
+        write_table(base, rows([(f"k{n}", f"r{n}")], 10 + n), "upsert", o)
+    keep = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}
+    done = archive(base, keep)
+    assert len(done) >= 6
+    before, rows_before = _archived(base), snapshot(base)
+    v6 = read_archive(base)
+    change = change_table_version(base, 8)
+    assert change.archived_instants == len({(a.commit_time, a.action) for a in v6 if a.state == "COMPLETED"})
+    history = read_history(base, read_properties(base))
+    completed = sorted((a.commit_time, a.action) for a in v6 if a.state == "COMPLETED")
+    assert sorted((r["instantTime"], r["action"]) for r in history) == completed
+    assert all(r["metadata"][:4] == b"Obj\x01" for r in history)  # completed metadata as a v8 file holds it
+    assert sorted((a.commit_time, a.action) for a in read_archive(base)) == completed  # parsed back
+    assert (base / ".hoodie" / "archived").is_dir()  # Java leaves the v6 archive where it is
+    assert snapshot(base) == rows_before == hudi_rs(base)
+    back = change_table_version(base, 6)
+    assert back.archived_instants == 0
+    assert _archived(base) == before and snapshot(base) == rows_before == hudi_rs(base)
+    # archived at version 8, then down to 6: the new ones are appended to the v6 archive
+    change_table_version(base, 8)
+    for n in range(6):
+        write_table(base, rows([(f"k{n}", f"s{n}")], 30 + n), "upsert", o)
+    clean(base, 1)  # version 8 archives only what the cleaner no longer needs (ArchivalUtils)
+    assert archive(base, keep)
+    at8 = sorted((r["instantTime"], r["action"]) for r in read_history(base, read_properties(base)))
+    down = change_table_version(base, 6)
+    assert down.archived_instants == len(at8) - len(completed) > 0
+    after = sorted((a.commit_time, a.action) for a in read_archive(base) if a.state == "COMPLETED")
+    assert after == at8
+    assert _archived(base)[:len(before)] == before
+    return base
+
+
+def test_java_reads_the_converted_archives(tmp_path, java_program):
+    """Java's Avro decodes every block of the v6 archive the downgrade appended to (HoodieArchivedMetaEntry,
+    COMPATIBLE both ways), and parquet-mr reads the footer of the LSM file an upgrade writes from it."""
+    from hudi_log import open_log
+    from hudi_log.format.grammar import BlockType
+    from hudi_log.table.services.archive import ARCHIVED_META_ENTRY_SCHEMA
+
+    java_check = java_program(Path(__file__).parent / "java" / "HudiLogJavaCheck.java")
+    base = archived_round_trip(tmp_path, "COPY_ON_WRITE")
+    (tmp_path / "reader.avsc").write_text(json.dumps(ARCHIVED_META_ENTRY_SCHEMA))
+    lines, counts = [], []
+    for n, log in enumerate(sorted((base / ".hoodie" / "archived").glob(".commits_.archive.*"))):
+        for m, block in enumerate(open_log(log)):
+            if block.block_type == BlockType.avro_data_block:
+                (tmp_path / f"w{n}_{m}.avsc").write_text(block.schema)
+                (tmp_path / f"c{n}_{m}.bin").write_bytes(block.content())
+                lines.append(["avro-block", tmp_path / f"w{n}_{m}.avsc", tmp_path / f"c{n}_{m}.bin",
+                              tmp_path / "reader.avsc"])
+                counts.append(len(block.records()))
+    assert len(lines) >= 2
+    for got, count in zip(java_check(lines), counts):
+        assert "error" not in got, got
+        assert got["count"] == count
+        assert got["reader_reads_writer"] == "COMPATIBLE" and got["writer_reads_reader"] == "COMPATIBLE"
+    # up again: the whole archive (appended records too) into one LSM file, which parquet-mr reads
+    change = change_table_version(base, 8)
+    files = sorted((base / ".hoodie" / "timeline" / "history").glob("*.parquet"))
+    assert change.archived_instants > 0 and len(files) == 1
+    got, = java_check([["parquet-footer", files[0]]])
+    assert "error" not in got and got["rows"] == change.archived_instants and got["avro_schema_parses"] is True
 
 
 def full_rows(base: Path) -> list[str]:

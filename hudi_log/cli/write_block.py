@@ -34,8 +34,9 @@ def _enclosing_table(folder) -> Optional[AnyPath]:
     return None
 
 
-def _table_checks(table: AnyPath, instant: str, declared: Optional[str], force: bool) -> int:
-    """The table's version (refusing one hudi-log does not write, or a --table-version that differs), after
+def _table_checks(table: AnyPath, instant: str, declared: Optional[str], force: bool) -> tuple[int, bool]:
+    """The table's version (refusing one hudi-log does not write, or a --table-version that differs) and
+    whether it fills the meta fields (``hoodie.populate.meta.fields``: else its records carry them null), after
     checking the instant is pending on its timeline (unless ``force``)."""
     from ..table import Timeline, read_properties
     from ..table.properties import check_writable
@@ -50,7 +51,7 @@ def _table_checks(table: AnyPath, instant: str, declared: Optional[str], force: 
         state = "completed" if timeline.instant(instant) is not None else "not on the timeline"
         _fail(f"{table}: instant {instant} is {state}, not pending: blocks written outside a pending commit belong "
               "to no commit and readers may return them (start the commit first, or --force to write anyway)")
-    return props.version
+    return props.version, props.populate_meta_fields
 
 
 def _input_kind(path: str, declared: str) -> str:
@@ -162,8 +163,9 @@ def write_block(
             table = None
     else:
         table = _enclosing_table(_log_dir(log_file))
+    populate = True
     if table is not None:
-        version = _table_checks(table, instant, table_version, force)
+        version, populate = _table_checks(table, instant, table_version, force)
     else:
         version = int(table_version or 6)
 
@@ -220,7 +222,8 @@ def write_block(
 
     handle = AppendHandle(
         base, partition_path, fid, instant, schema, key_spec, table_version=version,
-        block_format=block_format, storage=storage, task_partition_id=task_partition_id, **kw,
+        block_format=block_format, storage=storage, task_partition_id=task_partition_id,
+        populate_meta_fields=populate, **kw,
     )
     try:
         with handle:

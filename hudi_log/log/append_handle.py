@@ -138,6 +138,8 @@ class AppendHandle:
         ``log_dir`` / ``log_version`` / ``write_token``: target another directory than
         ``base_path/partition_path``, start from a given log version, or use a given write token
         instead of ``{task_partition_id}-{stage_id}-{attempt_id}`` (for fixtures and the CLI).
+        ``populate_meta_fields=False`` (a table with ``hoodie.populate.meta.fields=false``): the records keep
+        the five meta fields, every value null, as Java's append handle writes them.
         """
         if block_format not in BLOCK_FORMATS:
             raise AppendHandleError(f"block_format must be one of {BLOCK_FORMATS}, not {block_format!r}")
@@ -158,7 +160,9 @@ class AppendHandle:
         self._seq = SeqCounter(seqno_start) if seqno_start is not None else GLOBAL_SEQNO
 
         self.table_schema = strip_meta_fields(table_schema)
-        self.schema = writer_schema(self.table_schema) if populate_meta_fields else dict(table_schema)
+        # without meta fields (hoodie.populate.meta.fields=false) Java still writes them, as nulls: its handles
+        # prepend them with no values and the block's SCHEMA is the writer schema with them
+        self.schema = writer_schema(self.table_schema)
         self.schema_json = schema_json(self.schema)
         try:
             self._named: dict = {}
@@ -170,7 +174,7 @@ class AppendHandle:
             raise AppendHandleError(f"invalid Avro schema: {e}") from e
         self._check_record = Validator(tnamed).compile(tparsed, "")
         self._field_names = [f["name"] for f in self.table_schema["fields"]]
-        self._meta_names = frozenset(META_FIELDS) if populate_meta_fields else frozenset()
+        self._meta_names = frozenset(META_FIELDS)
         self._key_spec = record_key_field
         self._key_of = key_extractor(record_key_field, self._field_names)
         self._encode_opts = {"strict": False, "strict_allow_default": False, "disable_tuple_notation": True}
@@ -253,7 +257,7 @@ class AppendHandle:
             if len(self._pending) >= PENDING_RECORDS:
                 self._drain()
             return
-        full = self._with_meta(record, key) if self.populate_meta_fields else dict(record)
+        full = self._with_meta(record, key)
         # encode now: the bytes are the size estimate, and nothing can fail at flush time
         try:
             run = self._encode(full)
@@ -292,6 +296,9 @@ class AppendHandle:
 
     def _with_meta(self, record: Mapping[str, Any], key: str, seqno: Optional[int] = None) -> dict:
         full = dict(record)  # the encoder follows the schema's field order, not the dict's
+        if not self.populate_meta_fields:
+            full.update(dict.fromkeys(META_FIELDS))
+            return full
         full[COMMIT_TIME] = self.instant
         full[COMMIT_SEQNO] = f"{self.instant}_{self.task_partition_id}_{next(self._seq) if seqno is None else seqno}"
         full[RECORD_KEY] = key
@@ -320,6 +327,9 @@ class AppendHandle:
         if self.populate_meta_fields:
             for name, value in ((COMMIT_TIME, self.instant), (PARTITION_PATH, self.partition_path), (FILE_NAME, self.file_id)):
                 self._meta_constants[name] = columnar_encode.encode_constant(plans[name], value)
+        else:
+            for name in META_FIELDS:
+                self._meta_constants[name] = columnar_encode.encode_constant(plans[name], None)
         self._seqno_prefix = f"{self.instant}_{self.task_partition_id}_"
 
     def _count(self, n: int, is_update: bool) -> None:
@@ -364,7 +374,7 @@ class AppendHandle:
         except (pa.ArrowException, TypeError, ValueError, OverflowError):
             # checked values pyarrow will not take as these types (e.g. a huge int for a double)
             for i, (r, k) in enumerate(zip(records, keys)):
-                full = self._with_meta(r, k, seqnos[i] if seqnos else None) if self.populate_meta_fields else dict(r)
+                full = self._with_meta(r, k, seqnos[i] if seqnos else None)
                 run = self._encode(full)
                 self._buffer_records(run, [0, len(run)], None)
             return
@@ -444,7 +454,7 @@ class AppendHandle:
                 seq = pa.array(seqnos, pa.int64()).cast(pa.string())
             columns[COMMIT_SEQNO] = pc.binary_join_element_wise(self._seqno_prefix, seq, "")
             columns[RECORD_KEY] = keys
-            columns.update(self._meta_constants)
+        columns.update(self._meta_constants)
         encoded = columnar_encode.encode_table(self._plans, columns, n)
         self._buffer_records(encoded.span(0, n), encoded.offsets, None)
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..containment import within_table
+from ..format.content.meta_fields import populates_meta_fields
 from ..paths import as_path, write_replace
 from ..errors import HudiLogError
 
@@ -320,7 +321,7 @@ class TableProperties(Mapping):
 
     @property
     def populate_meta_fields(self) -> bool:
-        return self._props.get("hoodie.populate.meta.fields", "true").lower() == "true"
+        return populates_meta_fields(self._props)
 
     @property
     def cdc_enabled(self) -> bool:

@@ -3,6 +3,9 @@ table with ``hoodie.populate.meta.fields=true`` carries, the writer schema that 
 schema (each ``["null","string"]`` with default null, exactly the JSON Hudi writes), and the counter behind
 ``_hoodie_commit_seqno`` = ``{instant}_{taskPartitionId}_{counter}``.
 
+A table with ``hoodie.populate.meta.fields=false`` (virtual keys) still carries the five columns in its files,
+every value null (Java's handles prepend them with no values); its keys come from the data columns.
+
 Both the log layer (the append handle fills them) and the table layer (base files, the index, reads) use
 them, so they live here, below both.
 """
@@ -22,6 +25,13 @@ RECORD_KEY = "_hoodie_record_key"
 PARTITION_PATH = "_hoodie_partition_path"
 FILE_NAME = "_hoodie_file_name"
 META_FIELDS = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME)
+POPULATE_META_FIELDS = "hoodie.populate.meta.fields"  # HoodieTableConfig.POPULATE_META_FIELDS, default true
+
+
+def populates_meta_fields(settings: Mapping) -> bool:
+    """Whether a table's properties (or a write's options) fill the meta fields: unset, or ``true`` in any case
+    (Java's ``Boolean.parseBoolean``: every other value is false)."""
+    return str(settings.get(POPULATE_META_FIELDS) or "true").strip().lower() == "true"
 
 
 class SeqCounter:

@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 from ...format.content.deletes import OrderingKind
 from ...format.grammar import BlockType
 from ..view.base_file import conform
-from .scanner import COMMIT_TIME, KEY_FIELD, MergedLogScanner, default_orderings
+from .scanner import COMMIT_TIME, EMPTY_KEY_PART, KEY_FIELD, NULL_KEY_PART, MergedLogScanner, default_orderings
 
 _KEY, _POS, _DEL, _DEF, _ORD, _ROW, _CODE = "__key", "__pos", "__del", "__default", "__ord", "__row", "__code"
 
@@ -88,7 +88,8 @@ class TwoStepBase:
 
 
 def record_keys(t: pa.Table, key_fields) -> pa.ChunkedArray:
-    """Hudi's record key of each row: ``_hoodie_record_key``, else built from the record-key fields."""
+    """Hudi's record key of each row: ``_hoodie_record_key``, else built from the record-key fields as
+    :func:`~hudi_log.table.read.scanner.virtual_key` builds it."""
     meta = t.column(KEY_FIELD) if KEY_FIELD in t.column_names else pa.chunked_array([pa.nulls(t.num_rows, pa.string())])
     if meta.null_count == 0:
         return meta.cast(pa.string())
@@ -99,8 +100,12 @@ def record_keys(t: pa.Table, key_fields) -> pa.ChunkedArray:
         c = t.column(f)
         if not (pa.types.is_string(c.type) or pa.types.is_large_string(c.type) or pa.types.is_integer(c.type)):
             raise NotVectorizable(f"key field {f} of type {c.type}")
-        c = pc.fill_null(c.cast(pa.string()), "None")  # str(None), as the record path formats it
-        parts.append(c if len(key_fields) == 1 else pc.binary_join_element_wise(f"{f}:", c, ""))
+        c = c.cast(pa.string())
+        if len(key_fields) == 1:
+            parts.append(pc.fill_null(c, "None"))  # str(None), as the record path formats it
+            continue
+        c = pc.if_else(pc.equal(c, ""), EMPTY_KEY_PART, c)
+        parts.append(pc.binary_join_element_wise(f"{f}:", pc.fill_null(c, NULL_KEY_PART), ""))
     built = parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, ",")
     return pc.if_else(pc.is_null(meta), built, meta.cast(pa.string()))
 

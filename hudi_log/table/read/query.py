@@ -69,11 +69,11 @@ from ..view.base_file import conform
 from .incremental import incremental_scope
 from .instants import query_arguments, validate_as_of
 from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
-from .merge import NotVectorizable, TwoStepBase, merge_slice
+from .merge import NotVectorizable, TwoStepBase, merge_slice, record_keys
 from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
-from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
+from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base, virtual_key
 from .stats_pruning import StatsPruning, prune as prune_by_column_stats
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
@@ -491,11 +491,29 @@ def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
     on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
     ctx = plan.context
     schema = _merge_schema(ctx, ())
-    table = _merge_projected(ctx, task, schema, [KEY_FIELD]) if KEY_FIELD in schema.names else None
+    # a table without meta fields keys its rows by the record-key columns (merge.record_keys)
+    cols = list(dict.fromkeys([KEY_FIELD, *ctx.key_fields]))
+    table = _merge_projected(ctx, task, schema, cols) if KEY_FIELD in schema.names else None
     if table is None:  # the whole slice, record by record where it must
         table = read_slice(replace(ctx, columns=None, filters=()), task)
     keys = table.column(KEY_FIELD).combine_chunks()
+    if keys.null_count and ctx.key_fields:
+        keys = row_keys(table, ctx.key_fields)
     return keys.filter(pc.is_valid(keys)).cast(pa.string())
+
+
+def row_keys(table: pa.Table, key_fields) -> pa.Array:
+    """Each row's record key: ``_hoodie_record_key``, or on a table without meta fields the key the reader
+    makes from the record-key columns (:func:`~hudi_log.table.read.scanner.virtual_key`)."""
+    try:
+        return record_keys(table, key_fields).combine_chunks()
+    except NotVectorizable:
+        if KEY_FIELD in table.column_names and table.column(KEY_FIELD).null_count == 0:
+            return table.column(KEY_FIELD).combine_chunks()
+        metas = table.column(KEY_FIELD).to_pylist() if KEY_FIELD in table.column_names else [None] * table.num_rows
+        rows = table.select(list(key_fields)).to_pylist()
+        return pa.array([m if m is not None else virtual_key([r.get(f) for f in key_fields], key_fields)
+                         for m, r in zip(metas, rows)], pa.string())
 
 
 def slice_log_keys(plan: ReadPlan, task: SliceTask) -> pa.Array | None:

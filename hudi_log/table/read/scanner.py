@@ -35,10 +35,12 @@ from typing import Iterable
 from ...format.content.deletes import OrderingKind
 from ...format.reader import open_log
 from ...format.grammar import BlockType
+from ..schema import java_number_string
 
 EVENT_TIME = "EVENT_TIME_ORDERING"
 COMMIT_TIME = "COMMIT_TIME_ORDERING"
 KEY_FIELD = "_hoodie_record_key"
+NULL_KEY_PART, EMPTY_KEY_PART = "__null__", "__empty__"  # KeyGenerator's placeholders in a key of several fields
 _RAW_LOGICAL = {"timestamp-millis", "timestamp-micros", "local-timestamp-millis", "local-timestamp-micros",
                 "time-millis", "time-micros"}
 _DATA_TYPES = {BlockType.avro_data_block, BlockType.parquet_data_block, BlockType.hfile_data_block}
@@ -151,6 +153,24 @@ def combine(old: Entry | None, new: Entry, merge_mode: str, table_version: int =
     return new if ordering_ge(new.ordering, old.ordering) else old
 
 
+def _java_text(v) -> str:
+    """A key value as Java's ``toString`` prints it (booleans lower case, doubles as ``Double.toString``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return java_number_string(v, False) if isinstance(v, float) else str(v)
+
+
+def virtual_key(values: list, key_fields) -> str:
+    """The key of a record without ``_hoodie_record_key`` (``hoodie.populate.meta.fields=false``), as Java's
+    reader makes it (``RecordContext.virtualKeyExtractor``): one field, its value's text; several,
+    ``KeyGenerator.constructRecordKey``'s ``field:value`` list (``__null__`` / ``__empty__`` for null and
+    empty values)."""
+    if len(key_fields) == 1:
+        return "None" if values[0] is None else _java_text(values[0])
+    return ",".join(f"{f}:" + (NULL_KEY_PART if v is None else EMPTY_KEY_PART if v == "" else _java_text(v))
+                    for f, v in zip(key_fields, values))
+
+
 class MergedLogScanner:
     def __init__(self, log_files: Iterable, *, table_version: int, ordering_fields: list[str],
                  merge_mode: str = EVENT_TIME, latest_instant: str | None = None,
@@ -198,10 +218,7 @@ class MergedLogScanner:
     def _key_of(self, rec: dict) -> str:
         k = rec.get(KEY_FIELD)
         if k is None and self.key_fields:
-            if len(self.key_fields) == 1:
-                k = str(rec.get(self.key_fields[0]))
-            else:
-                k = ",".join(f"{f}:{rec.get(f)}" for f in self.key_fields)
+            k = virtual_key([rec.get(f) for f in self.key_fields], self.key_fields)
         return k
 
     def _skip(self, block) -> bool:

@@ -62,7 +62,7 @@ from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.pending import contained_slice, incomplete_commits, pending_plans
 from ..properties import TableError
-from ..read.query import HudiTable, SliceTask, read_slice
+from ..read.query import HudiTable, SliceTask, read_slice, row_keys
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
@@ -256,12 +256,15 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     name = base_file_name(op.file_id, make_write_token(n, 0, 0), instant)
     merged = merged.set_column(merged.schema.get_field_index(FILE_NAME), FILE_NAME,
                                pa.array([name] * merged.num_rows, pa.string()))
-    keys = merged.column(RECORD_KEY).to_pylist()
+    # a table without meta fields: keys from the record-key columns, as the merge made them (its sequence
+    # numbers are null, so no row counts as updated)
+    key_fields = table.properties.record_key_fields
+    keys = row_keys(merged, key_fields).to_pylist()
     size = write_base_file(folder / name, merged, schema, bloom)
     base_seq: dict = {}
     if base_path is not None:
-        bt = read_parquet(base_path, columns=[RECORD_KEY, COMMIT_SEQNO])
-        base_seq = dict(zip(bt.column(0).to_pylist(), bt.column(1).to_pylist()))
+        bt = read_parquet(base_path, columns=list(dict.fromkeys([RECORD_KEY, COMMIT_SEQNO, *key_fields])))
+        base_seq = dict(zip(row_keys(bt, key_fields).to_pylist(), bt.column(COMMIT_SEQNO).to_pylist()))
     out_seq = dict(zip(keys, merged.column(COMMIT_SEQNO).to_pylist()))
     updated = sum(1 for k, s in out_seq.items() if k in base_seq and base_seq[k] != s)
     stat = cm.empty_write_stat()

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
@@ -29,7 +30,8 @@ import pyarrow.parquet as pq
 from ...paths import RemotePath, arrow_location, as_path, naming
 from ...format.content.bloom import BloomOptions, footer_metadata
 from ...format.content.meta_fields import (
-    COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, schema_json, writer_schema,
+    COMMIT_SEQNO, COMMIT_TIME, FILE_NAME, META_FIELDS, PARTITION_PATH, RECORD_KEY, populates_meta_fields, schema_json,
+    writer_schema,
 )
 from ...log.append_handle import avro_to_arrow_schema
 from ..errors import ColumnCastError
@@ -70,9 +72,16 @@ def conform(table: pa.Table, schema: pa.Schema, strict: bool = True, *, where=No
 
 
 def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], partition: str, file_name: str,
-                      task_partition_id: int, seqnos: list[str] | None = None) -> pa.Table:
-    """``data`` with the meta columns (re)filled; ``instant``/``seqnos`` may be given per row."""
+                      task_partition_id: int, seqnos: list[str] | None = None, populate: bool = True) -> pa.Table:
+    """``data`` with the meta columns (re)filled; ``instant``/``seqnos`` may be given per row. ``populate``
+    false (``hoodie.populate.meta.fields=false``): the columns are there, every value null, as Java's create
+    and merge handles write them (the meta fields prepended with no values, the file writer filling none)."""
     n = data.num_rows
+    if not populate:
+        data = data.drop_columns([c for c in META_FIELDS if c in data.column_names])
+        for i, name in enumerate(META_FIELDS):
+            data = data.add_column(i, name, pa.nulls(n, pa.string()))
+        return data
     times = instant if isinstance(instant, list) else [instant] * n
     if seqnos is None:
         seqnos = [f"{instant}_{task_partition_id}_{i}" for i in range(n)]
@@ -92,8 +101,12 @@ def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], p
 def bloom_options(table_props: Mapping, options: Mapping | None = None) -> BloomOptions:
     """The bloom filter of base files: Hudi's options from ``options`` (a write's or a service's) over
     the table's properties. Raises :class:`~hudi_log.format.content.bloom.BloomFilterError` on values
-    Java refuses."""
-    return BloomOptions.from_options({**dict(table_props), **dict(options or {})})
+    Java refuses. A table without meta fields gets none (``HoodieFileWriterFactory.enableBloomFilter``
+    needs populated meta fields; no min / max key either, as they come with the filter)."""
+    opts = BloomOptions.from_options({**dict(table_props), **dict(options or {})})
+    if not populates_meta_fields(table_props):
+        return replace(opts, enabled=False)
+    return opts
 
 
 def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: BloomOptions) -> int:

@@ -40,6 +40,7 @@ from typing import Mapping
 from ...containment import within_table
 from ...paths import as_path, remove_tree
 from ...format.content.avro_arrow import spark_create_schema
+from ...format.content.meta_fields import POPULATE_META_FIELDS, populates_meta_fields
 from ..cdc import CDC_ENABLED, CDC_MODE, CdcOptionError, mode_of
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
@@ -222,6 +223,8 @@ def table_properties_for(options: Mapping, schema: Mapping | None = None) -> dic
         p["hoodie.table.ordering.fields" if version >= ORDERING_FIELDS_VERSION
           else "hoodie.table.precombine.field"] = precombine
     p.update(key_props)
+    if options.get(POPULATE_META_FIELDS) is not None:  # recorded when the write sets it (absent: true)
+        p[POPULATE_META_FIELDS] = str(populates_meta_fields(options)).lower()
     p.update(_cdc_properties(options, path))
     if schema is not None:
         # Spark's own spelling (null last, no defaults), as Java's Spark SQL CREATE TABLE records it
@@ -320,6 +323,12 @@ def check_table_matches(props: TableProperties, options: Mapping) -> None:
         raise TableMismatchError(where, f"table version is {props.version}, the write asked for {v}")
     check_writable(props, "the write")
     check_mergeable(props, "the write")
+    asked = options.get(POPULATE_META_FIELDS)
+    if asked is not None and populates_meta_fields(options) != props.populate_meta_fields:
+        # the files would mix rows with and without keys (Java takes the table's setting)
+        raise TableMismatchError(where, f"the table {'fills' if props.populate_meta_fields else 'leaves out'} its "
+                                 f"meta fields ({POPULATE_META_FIELDS}="
+                                 f"{str(props.populate_meta_fields).lower()}), the write asked for {asked}")
     name = option(options, "hoodie.table.name")
     if name is not None and name != props.name:
         raise TableMismatchError(where, f"table name is {props.name!r}, the write asked for {name!r}")

@@ -1,6 +1,8 @@
 """A simple index: which file group holds each record key, read from the latest file slices.
 
-Keys come from the base file's ``_hoodie_record_key`` column and, for MOR slices with log files, from the
+Keys come from the base file's ``_hoodie_record_key`` column (on a table without meta fields, from its data
+columns through the table's key generator, as Java's ``HoodieKeyLocationFetchHandle`` reads them with its
+``keyGeneratorOpt``: :func:`base_file_keys`, the one place every writer reads stored keys) and, for MOR slices with log files, from the
 reader's merge of the slice (``read.read_slice``: columnar, committed blocks only). A key of the base
 file deleted in a log still maps to its file group, as Hudi's index finds it in the base file: a later
 upsert of that key goes back to the same file group. A log file that completed commits wrote only updates
@@ -29,6 +31,7 @@ import pyarrow.compute as pc
 
 from ...paths import RemotePath, as_path, read_parquet
 from ...format.content.meta_fields import RECORD_KEY
+from .keygen import KeyGenerator
 from ..timeline.commit_metadata import write_stats
 from ..view.file_system_view import FileSystemView
 from ..properties import TableProperties
@@ -45,6 +48,28 @@ class FileGroupInfo:
     log_files: tuple[str, ...]
     size: int
     base_size: int = 0  # the base file's bytes (Java sizes small files by them)
+
+
+def virtual_key_generator(table_path, props: TableProperties) -> KeyGenerator | None:
+    """The key generator that makes a table's stored keys from its data columns: None where the table
+    fills ``_hoodie_record_key`` (``hoodie.populate.meta.fields``, default true)."""
+    if props.populate_meta_fields:
+        return None
+    from .keygen_config import key_generator  # builds on the modules this one builds on
+
+    return key_generator(str(table_path), props.to_dict(), {})
+
+
+def base_file_keys(path, keygen: KeyGenerator | None, table: pa.Table | None = None) -> pa.Array:
+    """The record keys of a base file's rows, in row order (strings; null where a row has none): its
+    ``_hoodie_record_key`` column, or with ``keygen`` (:func:`virtual_key_generator`) the keys made from the
+    record-key columns. ``table``: the file's rows already read (their columns are used)."""
+    if keygen is None:
+        col = table.column(RECORD_KEY) if table is not None else read_parquet(path, columns=[RECORD_KEY]).column(0)
+        return col.combine_chunks().cast(pa.string())
+    if table is None:
+        table = read_parquet(path, columns=list(keygen.record_key_fields))
+    return keygen.record_key_array(table)
 
 
 def latest_slices(table_path, props: TableProperties, timeline: Timeline) -> dict[str, FileGroupInfo]:
@@ -308,8 +333,8 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
 
     infos = list(groups.values())
     locs = [(g.partition, g.file_id) for g in infos]
-    base = {n: read_parquet(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks().cast(pa.string())
-            for n, g in enumerate(infos) if g.base_file is not None}
+    keygen = virtual_key_generator(table_path, props)
+    base = {n: base_file_keys(g.base_file, keygen) for n, g in enumerate(infos) if g.base_file is not None}
     plan = tasks = None
     exact: set[int] = set()  # groups whose liveness is needed
     if props.is_mor and any(g.log_files for g in infos):

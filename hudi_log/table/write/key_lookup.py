@@ -38,13 +38,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...format.content.bloom import MAX_KEY, MIN_KEY, read_footer_filter
-from ...paths import read_parquet, read_parquet_metadata
-from ...format.content.meta_fields import RECORD_KEY
+from ...paths import read_parquet_metadata
 from ..errors import WriteError
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
 from .create import option
-from .index import FileGroupInfo, log_write_counts
+from .index import FileGroupInfo, base_file_keys, log_write_counts, virtual_key_generator
+from .keygen import KeyGenerator
 
 INDEX_TYPE_OPTION = "hoodie.index.type"
 INDEX_TYPES = ("SIMPLE", "BLOOM")
@@ -103,6 +103,7 @@ class FileGroupIndex:
     table_path: str
     groups: tuple[GroupFacts, ...] = ()
     read_context: object = None  # hudi_log.table.read.query.ReadContext, when some group has logs to merge
+    keygen: KeyGenerator | None = None  # a table without meta fields: its keys made from the data columns
 
     def __len__(self) -> int:
         return len(self.groups)
@@ -145,7 +146,7 @@ def plan_index(table_path, props: TableProperties, timeline: Timeline, groups: M
     here but the timeline's commit metadata, which says which logs took inserts)."""
     infos = list(groups.values())
     if not infos:
-        return FileGroupIndex(kind, str(table_path))
+        return FileGroupIndex(kind, str(table_path), keygen=virtual_key_generator(table_path, props))
     read_context = None
     slices: dict[tuple[str, str], object] = {}
     if props.is_mor and any(g.log_files for g in infos):
@@ -167,14 +168,14 @@ def plan_index(table_path, props: TableProperties, timeline: Timeline, groups: M
             t.base_instant if t is not None else g.base_instant,
             deletes=any(c is None or c[1] for c in known),
             key_bytes=g.base_size + (max(g.size - g.base_size, 0) if key_logs else 0)))
-    return FileGroupIndex(kind, str(table_path), tuple(facts), read_context)
+    return FileGroupIndex(kind, str(table_path), tuple(facts), read_context, virtual_key_generator(table_path, props))
 
 
 # ---- the executors' side --------------------------------------------------------------------------------
-def _base_keys(g: GroupFacts) -> pa.Array:
+def _base_keys(index: "FileGroupIndex", g: GroupFacts) -> pa.Array:
     if g.base_file is None:
         return pa.array([], pa.string())
-    return read_parquet(g.base_file, columns=[RECORD_KEY]).column(0).combine_chunks().cast(pa.string())
+    return base_file_keys(g.base_file, index.keygen)
 
 
 def _slice_keys(index: FileGroupIndex, g: GroupFacts) -> tuple[pa.Array, np.ndarray]:
@@ -182,7 +183,7 @@ def _slice_keys(index: FileGroupIndex, g: GroupFacts) -> tuple[pa.Array, np.ndar
     some, the merge's. (build_index merges only groups that share a key, which it sees across groups; a
     group alone cannot tell, so one whose logs deleted keys is merged: a key deleted here and inserted
     again in another group must be live only there.)"""
-    base = _base_keys(g)
+    base = _base_keys(index, g)
     base = base.filter(pc.is_valid(base))
     if not (g.key_logs or g.deletes) or index.read_context is None:
         return base, np.ones(len(base), bool)

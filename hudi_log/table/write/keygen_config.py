@@ -7,8 +7,12 @@
   inferred as ``KeyGenUtils.inferKeyGeneratorType`` does (no partition field: NON_PARTITION; a ``field:type``
   partition field: CUSTOM; one partition and one key field: SIMPLE; else COMPLEX).
 * Supported: Simple, Complex, NonPartitioned, TimestampBased, Custom, under their Spark class names, their Avro
-  twins and the 1.x ``KeyGeneratorType`` names. Everything else is refused by name before a byte is written, as
-  is ``hoodie.populate.meta.fields=false`` (the index would have to key records from their data columns).
+  twins and the 1.x ``KeyGeneratorType`` names. Everything else is refused by name before a byte is written.
+* Virtual keys (``hoodie.populate.meta.fields=false``): only Simple, NonPartitioned and Complex, as Java's
+  ``HoodieTableMetaClient.validateTableProperties`` allows; the keys are then computed from the data columns
+  wherever they are needed (the index, merges, compaction). A Complex key of ONE field written
+  ``field:value`` is refused: Java's reader keys such records by the bare value (``RecordContext.
+  virtualKeyExtractor``), so its deletes and updates would miss them.
 * Partition fields: ``hoodie.table.partition.fields``; a version-8+ table stores Custom's ``field:type`` there
   (``HoodieTableConfig.getPartitionFieldsForKeyGenerator``), a version-6 table only the names, so the write's
   ``hoodie.datasource.write.partitionpath.field`` must give the types, as Java 0.x needs it to.
@@ -21,6 +25,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
+from ...format.content.meta_fields import POPULATE_META_FIELDS, populates_meta_fields
+from ..cdc import CDC_ENABLED
 from ..errors import TableMismatchError, UnsupportedKeyGeneratorError
 from .create import option, split_fields
 from .keygen import KeyGenerator
@@ -70,10 +76,33 @@ def check_key_generation(settings: Mapping, where) -> None:
                                                "computes keys as the Simple, Complex, NonPartitioned, "
                                                "TimestampBased and Custom key generators do); write this table "
                                                "with Apache Hudi")
-    if str(settings.get("hoodie.populate.meta.fields", "")).strip().lower() == "false":
-        raise UnsupportedKeyGeneratorError(where, "hoodie.populate.meta.fields=false is not supported for writing "
-                                           "(keys would have to come from the data columns, for the index too); "
+
+
+VIRTUAL_KEY_KINDS = ("SIMPLE", "NON_PARTITION", "COMPLEX")
+
+
+def check_virtual_keys(props: Mapping, options: Mapping, kg: KeyGenerator, cls: str, where) -> None:
+    """Java's rule for tables without meta fields (see the module's docstring), for a table that records
+    ``hoodie.populate.meta.fields=false`` or a new one the write asks it for (a write to an existing table
+    asking for another setting than the table's is refused by :func:`.create.check_table_matches`)."""
+    if populates_meta_fields(props) and populates_meta_fields(options):
+        return
+    if kg.kind not in VIRTUAL_KEY_KINDS:
+        raise UnsupportedKeyGeneratorError(where, f"{POPULATE_META_FIELDS}=false takes the Simple, NonPartitioned "
+                                           f"or Complex key generator only, not {cls} (Java refuses it: only simple, "
+                                           "non-partitioned or complex key generator are supported when "
+                                           "meta-fields are disabled)")
+    if any(str(src.get(CDC_ENABLED, "")).strip().lower() == "true" for src in (props, options)):
+        raise UnsupportedKeyGeneratorError(where, f"{POPULATE_META_FIELDS}=false with {CDC_ENABLED}=true is not "
+                                           "supported by hudi-log (its change log keys rows by _hoodie_record_key); "
                                            "write this table with Apache Hudi")
+    if kg.prefixes_single_field:
+        raise UnsupportedKeyGeneratorError(where, f"{POPULATE_META_FIELDS}=false with a Complex key of one field "
+                                           f"written field:value ({TABLE_ENCODING}=FIELD_PREFIXED, the default "
+                                           "from table version 9): Java's reader keys such rows by the bare value, "
+                                           "so updates and deletes would miss them (set "
+                                           f"{TABLE_ENCODING}=VALUE_ONLY on a new table, or use the Simple key "
+                                           "generator)")
 
 
 def infer_kind(record_keys: list[str], partition_spec: list[str]) -> str:
@@ -213,8 +242,10 @@ def key_generator(table_path, props: Mapping, options: Mapping, *,
     prefixed = False
     if kind == "COMPLEX" and len(keys) == 1:
         prefixed = single_field_encoding(props, options, version, stored_keys, keys[0], where)
-    return KeyGenerator(str(table_path), tuple(keys), tuple(names), hive, encode, kind, prefixed, timestamp,
-                        tuple(ts_fields))
+    kg = KeyGenerator(str(table_path), tuple(keys), tuple(names), hive, encode, kind, prefixed, timestamp,
+                      tuple(ts_fields))
+    check_virtual_keys(props, options, kg, cls, where)
+    return kg
 
 
 def new_table_key_properties(options: Mapping, keys: list[str], partitions: list[str], version: int,

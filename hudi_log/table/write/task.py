@@ -34,7 +34,7 @@ from ..view.base_file import arrow_schema_for, base_file_name, conform, with_met
 from .cdc_log import MergeChanges, write_merge_changes
 from .context import WriteContext, combines
 from .create import option, write_partition_metadata
-from .index import FileGroupInfo, repeats
+from .index import FileGroupInfo, base_file_keys, repeats, virtual_key_generator
 from .small_files import plan_inserts
 
 #: Hudi's delete-flag column (``HoodieRecord.HOODIE_IS_DELETED_FIELD``): a record with it true deletes its key
@@ -379,7 +379,7 @@ def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
     data = _take(table, idx)
     ks = _take(keys, idx).to_pylist()
     rows = with_meta_columns(data, instant=ctx.instant, keys=ks, partition=partition, file_name=name,
-                             task_partition_id=task_id)
+                             task_partition_id=task_id, populate=ctx.properties.populate_meta_fields)
     path = _data_file(ctx, partition, name)
     size = write_base_file(path, rows, ctx.schema, ctx.bloom)
     return _stat(ctx, partition, fid, _rel(partition, name), "null", numWrites=len(idx), numInserts=len(idx),
@@ -397,6 +397,7 @@ def _append_to_log(ctx, g: FileGroupInfo, table, keys, idx, task_id, token, stor
     handle = AppendHandle(ctx.table_path, g.partition, g.file_id, ctx.instant, ctx.schema,
                           key_spec or (lambda r: r[RECORD_KEY]), table_version=props.version, base_instant=g.base_instant,
                           task_partition_id=task_id, write_token=token, storage=storage,
+                          populate_meta_fields=props.populate_meta_fields,
                           block_format=option(ctx.options, "hoodie.logfile.data.block.format", default="avro").lower(),
                           **sizes)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, str(handle.writer.log_file), markers.APPEND)
@@ -455,7 +456,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     deletes = updates = 0
     changes = MergeChanges()  # (old row, new row) positions, for the CDC log
     if old is not None:
-        old_keys = old.column(RECORD_KEY).to_pylist()
+        old_keys = base_file_keys(g.base_file, virtual_key_generator(ctx.table_path, props), old).to_pylist()
         old_ord = [tuple(v) for v in zip(*[old.column(f).to_pylist() for f in fields])] \
             if event_time and all(f in old.column_names for f in fields) else None
         for j, k in enumerate(old_keys):
@@ -487,7 +488,7 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     if take_new:
         data = table.take(pa.array(take_new, pa.int64()))
         rows = with_meta_columns(data, instant=ctx.instant, keys=[keys[i] for i in take_new], partition=g.partition,
-                                 file_name=name, task_partition_id=task_id)
+                                 file_name=name, task_partition_id=task_id, populate=props.populate_meta_fields)
         parts.append(conform(rows, schema))
     merged = pa.concat_tables(parts) if parts else schema.empty_table()
     path = _data_file(ctx, g.partition, name)

@@ -21,6 +21,11 @@ Java's rules, followed here:
   ``ZZZ``, week-based ``x w e``, ``G C``) are refused by name, as is a zone id Python does not know (Java's
   ``TimeZone.getTimeZone`` would silently take GMT for a misspelt one). Month and day names are English (the
   JVM's usual default locale).
+* text under a number type (UNIX_TIMESTAMP, EPOCHMILLISECONDS, EPOCHMICROSECONDS, SCALAR) is refused, as Java
+  refuses it (no input formatter outside DATE_STRING / MIXED). A Spark SQL table may declare such a partition
+  column as a number and still hold it as text in later files and its commit schema (the corpus's
+  ``sample_table_cow_v9_timebasedkeygen_epochmillis`` after its SQL UPDATE and DELETE): rows read back from it
+  take the column as numbers again to be upserted, by Java as by hudi-log.
 * date and timestamp *typed* columns are refused: Java's Avro path and its Spark row path treat them
   differently (the Avro one reads the raw epoch day / microsecond count as the configured unit).
 """
@@ -416,8 +421,14 @@ class TimestampPartitioner:
             v = self._null_value()
         if isinstance(v, str):
             if spec.unit is not None:
-                raise TimestampKeyGenError(self.where, f"{self.field} holds strings: {PREFIX}timestamp.type="
-                                           f"{spec.timestamp_type} takes numbers (DATE_STRING / MIXED take strings)")
+                # Java refuses text here too: its Avro generator parses a CharSequence only with an input
+                # formatter, which only DATE_STRING / MIXED have ("Missing input formatter"), and its Spark row
+                # path hands it a UTF8String, no CharSequence ("Unexpected type for partition field")
+                raise TimestampKeyGenError(self.where, f"row {row}: {self.field}={v!r} is text: {PREFIX}timestamp."
+                                           f"type={spec.timestamp_type} takes numbers, as Java's TimestampBased"
+                                           "AvroKeyGenerator does (it has no input format to read text with; "
+                                           "DATE_STRING / MIXED take strings); give the column as numbers (cast "
+                                           "it to bigint)")
             d = self._parse(v, row)
             return format_instant(self._out, d.astimezone(spec.output_zone) if spec.output_zone else d)
         if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):

@@ -30,9 +30,12 @@ rollback and compaction. The steps:
   ``hoodie.properties`` loses the merge mode (a payload class recorded in its place where none is),
   strategy id, initial version and the key generator and bootstrap index types (their classes kept).
 
+* 6 <-> 8, the archived timeline: the version-6 archive's instants go into the LSM history on the way up (the
+  archive kept), the history's instants the archive lacks are appended to it on the way down
+  (:mod:`~hudi_log.table.services.archive_convert`, where Java's downgrade differs from what it says it does).
+
 Not done (refused by name before anything changes): tables with a metadata table (unless
-``hoodie.metadata.enable=false``, which deletes it, item 7 of docs/interop.md), with archived instants (Java
-converts the v6 archive to the LSM history and back; hudi-log does not yet), with pending instants that are
+``hoodie.metadata.enable=false``, which deletes it, item 7 of docs/interop.md), with pending instants that are
 neither a failed write nor a compaction (a pending clustering, a savepoint restore), and downgrades to 6 on
 object stores (Java sets the files' modification times, which a store does not let us do).
 
@@ -61,8 +64,7 @@ from ..properties import TableError, TableProperties, read_properties, replace_p
 from ..services.compaction import compact_all
 from ..services.rollback import rollback_failed_writes
 from ..timeline import commit_metadata as cm
-from ..timeline.archive_v6 import archive_files
-from ..timeline.lsm_history import has_history
+from ..services.archive_convert import archive_to_history, history_to_archive
 from ..timeline.timeline import (
     CLUSTERING, COMMIT, COMPACTION, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, Instant, Timeline, parse_instant_file_name,
     parse_instant_metadata,
@@ -129,6 +131,7 @@ class VersionChange:
     instant_files: int = 0  # timeline files moved to the other layout
     properties_set: dict = field(default_factory=dict)
     properties_removed: tuple[str, ...] = ()
+    archived_instants: int = 0  # archived actions carried into the other archive format
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -347,11 +350,6 @@ def _check_movable(root: Path, props: TableProperties, to: int, options: Mapping
     if props.version not in VERSIONS:
         raise UpgradeDowngradeError(props.path, f"table version {props.version} is not one hudi-log upgrades or "
                                     "downgrades (use Apache Hudi)")
-    crosses = (props.version < 8) != (to < 8)
-    if crosses and (archive_files(root, props) or has_history(root, props)):
-        raise UpgradeDowngradeError(props.path, "the table has archived instants, whose conversion between the "
-                                    "version-6 archive and the LSM history hudi-log does not do yet (upgrade "
-                                    "or downgrade it with Apache Hudi)")
     if to < 8 <= props.version and not isinstance(root, Path):
         raise UpgradeDowngradeError(root, "a downgrade to version 6 keeps completion times as the instant files' "
                                     "modification times, which an object store does not let hudi-log set "
@@ -417,9 +415,12 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
     props = read_properties(root)
     _refuse_pending(props, Timeline(root, props).pending(), action)  # a live writer's, for one
     new, removed = _new_properties(props, to, options)
-    old_files, moved = [], 0
+    old_files, moved, archived = [], 0, 0
     if (start < 8) != (to < 8):
         old_files, moved = _move_timeline(root, props, 2 if to >= 8 else 1)
+        # the archived timeline too (services/archive_convert.py), before the switch
+        archived = archive_to_history(root, props, root / ".hoodie" / TIMELINE_FOLDER / "history") if to >= 8 \
+            else history_to_archive(root, props)
     set_ = {k: v for k, v in new.items() if props.get(k) != v}
     replace_properties(root, new)  # the switch: the new layout's files are all in place
     for p in old_files:
@@ -427,7 +428,7 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
     if start >= 8 > to:
         remove_tree(props.timeline_folder(root))  # emptied above but for the (empty) history folder
         (root / ".hoodie" / "archived").mkdir(exist_ok=True)
-    return VersionChange(str(root), start, to, rolled, compactions, moved, set_, tuple(sorted(removed)))
+    return VersionChange(str(root), start, to, rolled, compactions, moved, set_, tuple(sorted(removed)), archived)
 
 
 def write_version_change(path, props: TableProperties, options: Mapping) -> tuple[TableProperties, dict]:
