@@ -125,3 +125,18 @@ def test_bench_deletes_runs_end_to_end():
     ratios = re.findall(r"^  (.+?)\s+(\d+\.\d+)\s+goal >= ", proc.stdout, re.M)
     assert [what for what, _ in ratios] == ["upsert time / delete time (write_table)",
                                             "read: updated-log time / deleted-log time"]
+
+
+@pytest.mark.slow
+def test_bench_logfiles_runs_end_to_end():
+    """--only logfiles on a tiny table: the plain df.write left up to 200 log files per group, hudi_log.spark.write
+    one, and both reads ran (each returns every row; checked inside the bench) with their ratio."""
+    proc = subprocess.run([sys.executable, "-m", "tools.bench", "--records", "2000", "--repeat", "1",
+                           "--only", "logfiles"], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    m = re.search(r"(\d+) log files \(<= (\d+) per group\) by a plain df.write of 200 partitions, (\d+) by "
+                  r"hudi_log.spark.write", proc.stdout)
+    assert m and int(m.group(2)) > 1 and int(m.group(1)) > int(m.group(3)), proc.stdout
+    for name in ("logfiles/read-routed", "logfiles/read-plain"):
+        assert re.search(rf"^  {re.escape(name)}\s+\d+\.\d+", proc.stdout, re.M), name
+    assert re.search(r"read: many-log-files time / one-log-file time\s+\d+\.\d+\s+no goal", proc.stdout), proc.stdout

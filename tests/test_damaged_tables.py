@@ -34,8 +34,11 @@ from hudi_log.table.timeline.timeline import TimelineError
 from hudi_log.table.validate import validate_table
 from hudi_log.table.write.client import write_table
 
+# the tables here keep no metadata table: these are the data table's damage and disk-full checks (every file as
+# it was, only a rollback's new); the metadata table's are tests/test_metadata_writer.py's
 OPTIONS = {"hoodie.table.name": "damaged", "hoodie.datasource.write.recordkey.field": "id",
-           "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part"}
+           "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
+           "hoodie.metadata.enable": "false"}
 
 
 def _write(path, table_type: str, version: int) -> None:
@@ -431,7 +434,7 @@ def test_disk_full_through_the_cli_is_one_line_exit_3(table, monkeypatch, tmp_pa
     rows_file.write_text(json.dumps({"id": "n", "ts": 1, "part": "x", "v": 7}) + "\n")
     _full_at_base_file(monkeypatch)
     r = cli("write", path, "--input", rows_file, "--record-key", "id", "--precombine", "ts",
-            "--partition-field", "part")
+            "--partition-field", "part", "--option", "hoodie.metadata.enable=false")
     line = assert_one_line(r, 3, path, ".parquet", "No space left on device")
     assert "undone" in line
     assert_rolled_back_only(path, before)

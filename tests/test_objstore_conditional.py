@@ -98,7 +98,9 @@ def test_two_writers_completing_one_instant(where, request, tmp_path, monkeypatc
         path = f"{request.getfixturevalue('s3').base}/t"
     else:
         path = str(tmp_path / "t")
-    o = opts(6)
+    # no metadata table: two drivers on one instant without a lock race for the data table's completed file
+    # (a metadata table, kept under the lock Java requires of several writers, is not part of this race)
+    o = {**opts(6), "hoodie.metadata.enable": "false"}
     write_table(path, batch(range(4), "base"), "insert", o)
     tx_a = begin_write(path, "insert", o, schema=batch([0], "").schema)
     tx_b = pickle.loads(pickle.dumps(tx_a))  # the same instant, as a second driver would hold it

@@ -40,9 +40,10 @@ SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()
 
 
 def options(table_type: str, **extra) -> dict:
+    # no metadata table: an upgrade or downgrade refuses one (test_a_table_with_a_metadata_table_is_refused)
     return {"hoodie.table.name": "ud", "hoodie.datasource.write.recordkey.field": "id",
             "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
-            "hoodie.datasource.write.table.type": table_type, **extra}
+            "hoodie.datasource.write.table.type": table_type, "hoodie.metadata.enable": "false", **extra}
 
 
 def rows(pairs, ts: int) -> pa.Table:

@@ -3,9 +3,10 @@
 
 * ``commit rollback PATH INSTANT``: roll back a completed write (hudi-cli's ``commit rollback``; the
   checks Java makes are :mod:`hudi_log.table.services.commit_rollback`'s);
-* ``compaction validate|unschedule PATH INSTANT``: check or remove a pending compaction plan
+* ``compaction validate|unschedule|repair PATH INSTANT``: check, remove or repair a pending compaction plan
   (``CompactionAdminClient``: :mod:`hudi_log.table.services.compaction_admin`); validate exits 1 when an
   operation is invalid;
+* ``repair deduplicate PATH --partition P``: Java's ``DedupeSparkJob`` (:mod:`hudi_log.table.services.dedupe`);
 * ``table update-configs|delete-configs|recover-configs``, ``repair overwrite-hoodie-props|addpartitionmeta``,
   ``marker delete``, ``export instants``: :mod:`hudi_log.table.admin`. ``table PATH`` stays the summary.
 
@@ -55,7 +56,7 @@ def commit_rollback(path, instant, as_json, extra):
 
 @click.group("compaction")
 def compaction_group():
-    """One compaction plan (hudi-cli's `compaction validate|unschedule`); `compactions show` lists them."""
+    """One compaction plan (hudi-cli's `compaction validate|unschedule|repair`); `compactions show` lists them."""
 
 
 @compaction_group.command("validate")
@@ -98,6 +99,32 @@ def compaction_unschedule(path, instant, as_json, extra):
         raise_error(e)
     click.echo(dumps(done.to_dict()) if as_json
                else f"unscheduled compaction {instant}: deleted {done.plan_file}")
+
+
+@compaction_group.command("repair")
+@_PATH
+@click.argument("instant")
+@click.option("--dry-run/--no-dry-run", default=True, show_default=True,
+              help="Only report the renames (hudi-cli's --dryrun, true by default).")
+@_JSON
+@_OPTION
+def compaction_repair(path, instant, dry_run, as_json, extra):
+    """Put back into the pending compaction INSTANT's slice the log files a half-done unschedule renamed out of
+    it (hudi-cli's `compaction repair`; version 6 tables)."""
+    from ..table.read.instants import parse_instant
+    from ..table.services.compaction_admin import repair_compaction
+    try:
+        done = repair_compaction(path, parse_instant(instant, "INSTANT", path), dry_run, hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    rows = [r.to_dict() for r in done]
+    if as_json:
+        click.echo(dumps({"instant": instant, "dry_run": dry_run, "renames": rows}, indent=2))
+    elif rows:
+        print_table(f"compaction {instant}" + (" (dry run)" if dry_run else ""), ("partition", "from", "to"),
+                    ([r["partition"], r["from"], r["to"]] for r in rows))
+    else:
+        click.echo(f"compaction {instant}: nothing to repair")
 
 
 # ---- table configs, repairs, markers, export -------------------------------------------------------
@@ -200,7 +227,7 @@ def table_recover_configs(path, as_json):
 
 @click.group("repair")
 def repair_group():
-    """hudi-cli's repairs: overwrite-hoodie-props, addpartitionmeta."""
+    """hudi-cli's repairs: overwrite-hoodie-props, addpartitionmeta, deduplicate."""
 
 
 @repair_group.command("overwrite-hoodie-props")
@@ -218,6 +245,39 @@ def repair_overwrite_props(path, new_props_file, as_json, extra):
     except HudiLogError as e:
         raise_error(e)
     _changes(changes, as_json, "hoodie.properties")
+
+
+@repair_group.command("deduplicate")
+@_PATH
+@click.option("--partition", "partition", required=True, help="The partition path holding the duplicates "
+              "(hudi-cli's --duplicatedPartitionPath).")
+@click.option("--dedupe-type", type=click.Choice(["insert_type", "update_type", "upsert_type"]),
+              default="insert_type", show_default=True, help="Which rows of a key go (hudi-cli's --dedupeType).")
+@click.option("--repaired-output-path", default=None, type=click.Path(file_okay=False),
+              help="Where the fixed files are written (hudi-cli's --repairedOutputPath; default a new temporary "
+                   "folder).")
+@click.option("--dry-run/--no-dry-run", default=True, show_default=True,
+              help="Only write the fixed files aside (hudi-cli's --dryrun, true by default).")
+@_JSON
+@_OPTION
+def repair_deduplicate(path, partition, dedupe_type, repaired_output_path, dry_run, as_json, extra):
+    """Cut rows of one record key held by several latest base files of a partition down to one, as hudi-cli's
+    DedupeSparkJob does; with --no-dry-run the fixed files replace the originals."""
+    from ..table.services.dedupe import deduplicate
+    try:
+        done = deduplicate(path, partition, dedupe_type, repaired_output_path, dry_run, hudi_options(extra))
+    except HudiLogError as e:
+        raise_error(e)
+    if as_json:
+        click.echo(dumps(done.to_dict(), indent=2))
+        return
+    if not done.duplicates:
+        click.echo(f"{partition}: no duplicates")
+        return
+    print_table(f"{partition}: {len(done.duplicates)} duplicated key(s), {dedupe_type}",
+                ("file", "keys skipped"), ([name, len(keys)] for name, keys in done.plan.items()))
+    click.echo(f"fixed files in {done.output}; " + ("dry run: the table is unchanged (--no-dry-run replaces them)"
+                                                    if dry_run else f"{len(done.replaced)} file(s) replaced"))
 
 
 @repair_group.command("addpartitionmeta")

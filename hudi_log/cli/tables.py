@@ -196,18 +196,25 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     """Write records to the Hudi table at PATH (created when absent)."""
 
     from ..table.write.client import write_table
+    from ..table.write.options import OPERATION, resolve
 
-    options = hudi_options(extra)
-    flags = {
-        "hoodie.table.name": table_name,
-        "hoodie.datasource.write.table.type": table_type.upper() if table_type else None,
-        "hoodie.write.table.version": table_version,
-        "hoodie.datasource.write.recordkey.field": record_key,
-        "hoodie.datasource.write.precombine.field": precombine,
-        "hoodie.datasource.write.partitionpath.field": partition_field,
-        "hoodie.datasource.write.hive_style_partitioning": None if hive_style is None else str(hive_style).lower(),
+    flags = {  # Hudi's option -> (the flag, its value): a flag and the same -o option disagreeing is an error
+        OPERATION: ("--operation", operation),
+        "hoodie.table.name": ("--table-name", table_name),
+        "hoodie.datasource.write.table.type": ("--table-type", table_type),
+        "hoodie.write.table.version": ("--table-version", table_version),
+        "hoodie.datasource.write.recordkey.field": ("--record-key", record_key),
+        "hoodie.datasource.write.precombine.field": ("--precombine", precombine),
+        "hoodie.datasource.write.partitionpath.field": ("--partition-field", partition_field),
+        "hoodie.datasource.write.hive_style_partitioning": (
+            "--hive-style" if hive_style else "--no-hive-style", None if hive_style is None else str(hive_style).lower()),
     }
-    options.update({k: v for k, v in flags.items() if v is not None})
+    try:
+        options = resolve(hudi_options(extra), {k: v for k, (_, v) in flags.items()},
+                          {k: label for k, (label, _) in flags.items()})
+    except HudiLogError as e:
+        _fail(error_message(e), exit_code_for(e))
+    operation = None  # resolved into the options
     if "hoodie.table.name" not in options and not (as_path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = as_path(path).resolve().name
     data = _read_input(input_path)

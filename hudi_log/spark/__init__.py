@@ -33,6 +33,7 @@ def register(spark) -> None:
     from .blocks import BlocksDataSource
 
     _worker_python(spark)
+    _quiet_write_aborts(spark)
 
     spark.dataSource.register(BlocksDataSource)
     # Spark refuses a reader with pushFilters unless this is on; where a pushdown's plan would leak into the
@@ -43,6 +44,32 @@ def register(spark) -> None:
     except ImportError:  # the table read/write layers this needs are not available
         return
     spark.dataSource.register(HudiDataSource)
+
+
+#: the loggers of Spark's DataSource V2 write nodes and tasks, which log "ERROR AppendDataExec: Data source write
+#: support ... is aborting" / "aborted" and "ERROR DataWritingSparkTask: Aborting commit for partition" (no reason)
+#: for every failed write; the reason comes with the exception
+WRITE_ABORT_LOGGERS = tuple("org.apache.spark.sql.execution.datasources.v2." + n
+                            for n in ("AppendDataExec", "OverwriteByExpressionExec", "OverwritePartitionsDynamicExec",
+                                      "DataWritingSparkTask"))
+
+
+def _quiet_write_aborts(spark) -> None:
+    """A refused ``df.write.format("hudi_log")`` says hudi-log's one line (:func:`.sink.say_refused`) and raises,
+    instead of Spark's two ``ERROR ... aborting`` lines, which name no reason. The Python data source API gives a
+    writer no hook on the driver around a plain ``df.write`` and a refusal at commit (two tasks wrote one file
+    group) cannot be made before the job, so the V2 write nodes' loggers are turned off for the session's JVM
+    when the sources are registered: the failure still reaches the caller as the write's exception. A refusal
+    inside a task (a null record key) still shows Spark's own task-failure lines (Executor, TaskSetManager), which
+    every job shares, beside hudi-log's line. A session without a JVM here (Spark Connect) keeps its logging."""
+    try:
+        jvm = spark.sparkContext._jvm
+        configurator = jvm.org.apache.logging.log4j.core.config.Configurator
+        off = jvm.org.apache.logging.log4j.Level.OFF
+    except Exception:  # noqa: BLE001 - Spark Connect (no sparkContext) or no log4j 2: leave the logging be
+        return
+    for name in WRITE_ABORT_LOGGERS:
+        configurator.setLevel(name, off)
 
 
 def read(spark, path: str, options: dict | None = None, columns=None, filters=None):

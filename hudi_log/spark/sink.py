@@ -35,11 +35,13 @@ the other save modes (``errorifexists``, its default, and ``ignore``) for Python
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 import uuid
 from dataclasses import dataclass, field
@@ -48,6 +50,7 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from ..errors import HudiLogError
 from ..memory import tune_allocator
 from ..paths import RemotePath, as_path, configure_storage, storage_options
 from ..table.errors import WriteError
@@ -133,7 +136,7 @@ class HudiWriter(DataSourceArrowWriter):
             return HudiCommitMessage(task_id, [], None)
         tagged = TAG_FILE_ID in first.schema.names  # rows tagged with their file group (hudi_log.spark.write)
         batches = itertools.chain([first], iterator)
-        with self.tx.heartbeat.kept_alive():  # the instant stays alive while its files are written
+        with self.tx.heartbeat.kept_alive(), say_refused():  # the instant stays alive while its files are written
             done = write_task(self.tx.context, batches, task_id, digest=self.check_keys, tagged=tagged)
         return HudiCommitMessage(task_id, done.stats, done.key_digest)
 
@@ -142,10 +145,11 @@ class HudiWriter(DataSourceArrowWriter):
         ctx = self.tx.context
         stats = [s for m in messages if m is not None for s in m.stats]
         try:
-            _check_conflicts(ctx, messages)
-            if self.check_keys:
-                self._check_repeated_keys(ctx, messages)
-            self.result = self.tx.commit(stats)
+            with say_refused():
+                _check_conflicts(ctx, messages)
+                if self.check_keys:
+                    self._check_repeated_keys(ctx, messages)
+                self.result = self.tx.commit(stats)
         except BaseException:
             self.abort(messages)
             raise
@@ -177,6 +181,18 @@ class HudiWriter(DataSourceArrowWriter):
             self.tx.abort()
         if self.aside:
             restore(self.path, self.aside)
+
+
+@contextlib.contextmanager
+def say_refused():
+    """A write hudi-log refuses says so in one line on stderr, ``hudi-log: <table>: <what> (<what to do>)`` as the
+    CLI says it, before the error goes back through Spark (which wraps it in a Java stack trace; Spark's own
+    ``ERROR AppendDataExec ... aborting`` lines are off, :func:`hudi_log.spark._quiet_write_aborts`)."""
+    try:
+        yield
+    except HudiLogError as e:
+        print(f"hudi-log: {e}", file=sys.stderr, flush=True)
+        raise
 
 
 def many_log_files_warning(ctx, stats: list[dict]) -> str | None:

@@ -364,9 +364,10 @@ class HudiDataSource(DataSource):
         return HudiReader(self.options, replace(plan, tasks=list(plan.tasks)))
 
     def writer(self, schema, overwrite: bool):
-        from .sink import HudiWriter
+        from .sink import HudiWriter, say_refused
 
-        return HudiWriter(self.options, schema, overwrite)
+        with say_refused():
+            return HudiWriter(self.options, schema, overwrite)
 
     def streamWriter(self, schema, overwrite: bool):
         from .stream_sink import HudiStreamWriter

@@ -145,9 +145,11 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
     then the inline services. ``data`` None or empty: nothing is committed."""
     from ..table.write.client import write_table
 
-    opts = {k: v for k, v in options.items() if k.lower() not in ("path", "checkpointlocation")}
+    from ..table.write.options import operation_of, resolve
+
+    opts = resolve({k: v for k, v in options.items() if k.lower() not in ("path", "checkpointlocation")})
     identifier = str(_get(opts, CHECKPOINT_IDENTIFIER, DEFAULT_IDENTIFIER))
-    op = str(_get(opts, OPERATION, "upsert")).lower()
+    op = operation_of(opts)
     if op != "delete":
         last = sink_checkpoint(path, identifier)
         if last is not None and last.batch_id >= batch_id and last.query_id in (None, query_id):
@@ -212,7 +214,7 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
     commit / abort."""
 
     def __init__(self, options, schema, overwrite: bool):
-        from ..table.write.context import resolve_operation
+        from ..table.write.options import operation_of, resolve
 
         opts = dict(options)
         path = opts.get("path")
@@ -222,7 +224,8 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
         if overwrite:
             raise StreamingSinkError(path, "the complete and update output modes would overwrite the table "
                                      "every micro-batch (Java's sink does); use outputMode('append')")
-        op = resolve_operation(_get(opts, OPERATION), {OPERATION: _get(opts, OPERATION, "upsert")})
+        # every option checked as the batch writer checks it, before the query starts
+        op = operation_of(resolve({k: v for k, v in opts.items() if k.lower() != "path"}))
         if op not in STREAM_OPERATIONS:
             raise StreamingSinkError(path, f"{OPERATION}={op} is not offered by the streaming sink (use one of "
                                      f"{', '.join(STREAM_OPERATIONS)})")

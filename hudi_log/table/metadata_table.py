@@ -1,11 +1,11 @@
-"""The metadata table (``.hoodie/metadata``, ``hoodie.table.metadata.partitions``): hudi-log does not keep it,
-so no action may change a table's files while one exists, or readers that list files from it (Hudi 1.x,
-hudi-rs, Trino) would miss new files and look for deleted ones.
+"""The metadata table (``.hoodie/metadata``, ``hoodie.table.metadata.partitions``) before an action changes files.
 
-Every action that changes files (write, compact, clean, rollback) calls :func:`guard_metadata_table`
-before it changes anything. It refuses, the same way with the same message, unless the action's options
-say ``hoodie.metadata.enable=false``. Then it deletes the metadata table first, as a Hudi writer with the
-metadata table disabled does, and logs what it deleted.
+Every action that changes files (write, compact, cluster, clean, rollback, restore) calls
+:func:`guard_metadata_table` before it changes anything. With ``hoodie.metadata.enable`` true (the default)
+the action proceeds and keeps the metadata table (``hudi_log.table.metadata.writer``: it syncs a metadata
+deltacommit just before it completes its own instant). With ``hoodie.metadata.enable=false`` the metadata
+table is deleted first, as a Hudi writer with the metadata table disabled does, and what was deleted is
+logged. A table upgrade or downgrade does not carry it across versions: refused unless disabled.
 """
 
 from __future__ import annotations
@@ -22,23 +22,28 @@ log = logging.getLogger("hudi_log")
 
 
 class MetadataTableError(TableError):
-    """The table keeps a metadata table, which hudi-log does not maintain."""
+    """The table's metadata table cannot be kept (a partition hudi-log has no builder for, a missing table)."""
 
 
 def has_metadata_table(table_path, props: TableProperties) -> bool:
     return any(props.get(k) for k in METADATA_PARTITIONS_KEYS) or (as_path(table_path) / ".hoodie" / "metadata").exists()
 
 
-def guard_metadata_table(table_path, props: TableProperties, options: Mapping | None, action: str) -> TableProperties:
-    """``props`` unchanged when the table has no metadata table; else refuse ``action``, or (with
-    ``hoodie.metadata.enable=false``) delete the metadata table and clear its partitions, and return the
-    properties written then."""
+def guard_metadata_table(table_path, props: TableProperties, options: Mapping | None, action: str,
+                         maintained: bool = True) -> TableProperties:
+    """``props`` unchanged when the table has no metadata table, or keeps it enabled and ``action`` maintains
+    it; an enabled one an action does not maintain (``maintained=False``) refuses it; disabled
+    (``hoodie.metadata.enable=false``) it is deleted and its partitions cleared, and the properties written
+    then are returned."""
     if not has_metadata_table(table_path, props):
         return props
     if str((options or {}).get(ENABLE, "true")).strip().lower() != "false":
-        raise MetadataTableError(props.path, f"the table has a metadata table, which hudi-log does not update, so "
-                                 f"{action} would leave it stale; run it with {ENABLE}=false to delete the "
-                                 "metadata table first (as Hudi does with the metadata table disabled)")
+        if maintained:
+            return props
+        raise MetadataTableError(props.path, f"the table has a metadata table, which hudi-log does not carry "
+                                 f"across table versions, so {action} would leave it stale; run it with "
+                                 f"{ENABLE}=false to delete the metadata table first (the next write recreates "
+                                 "it at the new version)")
     root = as_path(table_path)
     partitions = sorted({p for k in METADATA_PARTITIONS_KEYS for p in (props.get(k) or "").split(",") if p})
     remove_tree(root / ".hoodie" / "metadata")
@@ -55,9 +60,9 @@ def guard_metadata_table(table_path, props: TableProperties, options: Mapping | 
 def guard_change(table_path, props: TableProperties, options: Mapping | None, action: str,
                  merges: bool = False) -> TableProperties:
     """What every table service checks before it changes files: the table version is one hudi-log writes,
-    records merge as hudi-log merges them where the action ``merges`` them (compaction, clustering), and no
-    metadata table would be left stale (see :func:`guard_metadata_table`). The write checks the same, with its
-    options' agreement with the table in between."""
+    records merge as hudi-log merges them where the action ``merges`` them (compaction, clustering), and the
+    metadata table kept or, disabled, deleted (see :func:`guard_metadata_table`). The write checks the same,
+    with its options' agreement with the table in between."""
     check_writable(props, action)
     if merges:
         check_mergeable(props, action)

@@ -21,6 +21,9 @@ order of the two sides of each comparison, and prints the medians and the ratios
          an upsert of N existing keys through ``write_table`` of a 2N-row MERGE_ON_READ table (goal:
          delete within 2x), and a snapshot read of that table after the delete vs after the upsert
          (goal: within 1.5x) (``tools/bench/deletes.py``).
+* logfiles (only with ``--only logfiles``): a snapshot read of a table whose every key a plain ``df.write``
+         from 200 Spark partitions updated (up to 200 log files per file group) vs one ``hudi_log.spark.write``
+         updated (one per group) (``tools/bench/logfiles.py``; no goal, a measure).
 
 ``--profile`` adds one cProfiled run of hudi-log's side of each comparison (reads on one thread,
 so that the profile sees the work). ``--json FILE`` saves
@@ -50,6 +53,7 @@ GROUPS = {
     "write": ("write/arrow", "write/dicts", "write/write()", "write/fastavro"),
     "deletes": ("deletes/upsert", "deletes/delete", "deletes/read-updated", "deletes/read-deleted"),
     "deletes-spark": ("deletes-spark/upsert", "deletes-spark/delete"),
+    "logfiles": ("logfiles/read-routed", "logfiles/read-plain"),
 }
 #: (ours, baseline, how the ratio reads, goal)
 RATIOS = [
@@ -62,6 +66,8 @@ RATIOS = [
     ("deletes/delete", "deletes/upsert", "upsert time / delete time (write_table)", 0.5),
     ("deletes/read-deleted", "deletes/read-updated", "read: updated-log time / deleted-log time", 1 / 1.5),
     ("deletes-spark/delete", "deletes-spark/upsert", "upsert time / delete time (Spark write)", 0.5),
+    # no goal: what a plain df.write's many log files per group cost every later read (docs/benchmarks.md)
+    ("logfiles/read-routed", "logfiles/read-plain", "read: many-log-files time / one-log-file time", None),
 ]
 
 
@@ -101,6 +107,15 @@ def make_inputs(work: Path, args, groups: list[str]) -> dict:
         out["deletes"] = make_delete_tables(work, args.records)
         print(f"delete tables: {2 * args.records:,} rows, half of each slice's keys updated / deleted; "
               f"made in {time.perf_counter() - t0:.1f} s", flush=True)
+    if "logfiles" in groups:
+        from tools.bench.logfiles import make_inputs as make_logfile_tables
+
+        t0 = time.perf_counter()
+        out["logfiles"] = info = make_logfile_tables(work, args.records)
+        print(f"log-file tables: {args.records:,} rows in {info['file_groups']} file groups, every key updated: "
+              f"{info['log_files']['plain']} log files (<= {info['max_per_group']['plain']} per group) by a plain "
+              f"df.write of 200 partitions, {info['log_files']['routed']} by hudi_log.spark.write; made in "
+              f"{time.perf_counter() - t0:.1f} s", flush=True)
     return out
 
 
@@ -111,6 +126,8 @@ def expected_result(name: str, inputs: dict, args) -> int | None:
         return args.records
     if name.startswith("read/"):
         return inputs["table_info"]["expected_rows"]
+    if name.startswith("logfiles/"):
+        return args.records
     if name == "scan/open_log":
         return inputs["file_info"]["blocks"]
     if name == "scan/read()":
@@ -132,7 +149,7 @@ def main(argv=None) -> int:
     ap.add_argument("--size-mb", type=float, default=1024, help="size of the framing-scan log file, MB")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="read,scan,write",
-                    help="comma-separated groups: read, scan, write, deletes, deletes-spark")
+                    help="comma-separated groups: read, scan, write, deletes, deletes-spark, logfiles")
     ap.add_argument("--profile", action="store_true", help="also profile hudi-log's side once (cProfile)")
     ap.add_argument("--keep", help="make the inputs in this folder and keep them")
     ap.add_argument("--json", help="write the raw results here")
@@ -154,7 +171,8 @@ def main(argv=None) -> int:
                 names = GROUPS[g] if rep % 2 == 0 else tuple(reversed(GROUPS[g]))
                 for name in names:
                     margs = {"table": inputs.get("table"), "file": inputs.get("file"), "records": args.records,
-                             "workdir": str(work), "deletes": inputs.get("deletes")}
+                             "workdir": str(work), "deletes": inputs.get("deletes"),
+                             "logfiles": inputs.get("logfiles")}
                     r = child(name, margs)
                     want = expected_result(name, inputs, args)
                     if want is not None and r["result"] != want:
@@ -166,7 +184,8 @@ def main(argv=None) -> int:
         if args.profile:
             for name in [ours for g in groups for ours, *_ in RATIOS if ours in GROUPS[g]]:
                 margs = {"table": inputs.get("table"), "file": inputs.get("file"), "records": args.records,
-                         "workdir": str(work), "deletes": inputs.get("deletes"), "profile": True}
+                         "workdir": str(work), "deletes": inputs.get("deletes"), "logfiles": inputs.get("logfiles"),
+                         "profile": True}
                 profiles[name] = child(name, margs)["profile"]
         report(runs, inputs, args, profiles)
         if args.json:
@@ -192,8 +211,8 @@ def report(runs: dict, inputs: dict, args, profiles: dict) -> None:
             ratio = med[base] / med[ours]
             # the two sides of one repetition ran back to back, under the same load
             per_rep = ", ".join(f"{b['seconds'] / o['seconds']:.2f}" for o, b in zip(runs[ours], runs[base]))
-            print(f"  {what:48s} {ratio:7.2f}   goal >= {goal:g}: {'met' if ratio >= goal else 'NOT met'}"
-                  f"   (per repetition: {per_rep})")
+            verdict = "no goal" if goal is None else f"goal >= {goal:g}: {'met' if ratio >= goal else 'NOT met'}"
+            print(f"  {what:48s} {ratio:7.2f}   {verdict}   (per repetition: {per_rep})")
     for name, text in profiles.items():
         print(f"\ncProfile of one run of {name} (top entries by own time):\n{text}")
 

@@ -81,12 +81,16 @@ def write_delete(args):
 
 
 def _read(args, which: str):
+    return snapshot_read(args["deletes"][which], args.get("profile"))
+
+
+def snapshot_read(table: str, profile: bool = False):
+    """A timed snapshot read of ``table`` (warmed once: page cache, imports); profiled, on one thread."""
     import hudi_log
 
-    table = args["deletes"][which]
     hudi_log.read_table(table)  # warm: page cache, imports
 
-    if args.get("profile"):
+    if profile:
         from hudi_log.table.read.query import HudiTable, read_plan
 
         return lambda: read_plan(HudiTable(table).plan(), workers=1).num_rows

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tools.bench import deletes as _deletes
+from tools.bench import logfiles as _logfiles
 
 MIB = 1 << 20
 
@@ -167,6 +168,7 @@ MEASUREMENTS: dict[str, Callable[[dict], Callable[[], Any]]] = {
     "write/fastavro": write_fastavro,
 }
 MEASUREMENTS.update(_deletes.MEASUREMENTS)
+MEASUREMENTS.update(_logfiles.MEASUREMENTS)
 
 
 def run(name: str, args: dict) -> dict:

@@ -142,3 +142,15 @@ def rollback_failed_deltacommits(table_path) -> list[str]:
             rollback_metadata_instant(table_path, inst.requested_time, TimelineWriter(root, props).new_instant_time())
             out.append(inst.requested_time)
     return out
+
+
+def drop_pending_rollbacks(table_path) -> None:
+    """Metadata rollbacks a run left pending (it died midway): the deltacommit they undo is still pending and
+    is rolled back again, at a new time, by the next metadata write, so these carry nothing to resume and are
+    only removed."""
+    root = metadata_path(table_path)
+    props = read_properties(root)
+    tw = TimelineWriter(root, props)
+    for i in Timeline(root, props).instants:
+        if i.action == ROLLBACK and not i.is_completed:
+            tw.remove_pending(ROLLBACK, i.requested_time)

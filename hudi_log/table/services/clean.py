@@ -50,6 +50,7 @@ from ..concurrency.config import LAZY, concurrency_config
 from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..timeline import commit_metadata as cm
 from .compaction import pending_compactions
 from .recovery import claim_pending
@@ -276,6 +277,7 @@ def _execute(table: HudiTable, tw: TimelineWriter, plan: CleanPlan, started: flo
         else "",
         "lastCompletedCommitTimestamp": plan.last_completed_commit, "partitionMetadata": partitions,
         "version": METADATA_VERSION, "bootstrapPartitionMetadata": {}, "extraMetadata": {}}
+    sync_metadata_table(table.path, plan.instant, CLEAN, metadata, None)  # the metadata table commits first
     tw.complete(CLEAN, plan.instant, cm.avro_container(CLEAN_METADATA_SCHEMA, metadata))
     return plan.instant
 
@@ -324,6 +326,7 @@ def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mappi
     config = concurrency_config(options)
     table = HudiTable(path)
     guard_change(path, table.properties, options, "the clean")  # before the rollbacks change files
+    check_metadata_partitions(path, table.properties, options)
     _pending(table)  # a planted plan is refused before the rollbacks change anything
     if config.failed_writes == LAZY:
         rollback_failed_writes(path, config)

@@ -57,6 +57,7 @@ from ..concurrency.heartbeat import Heartbeat, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import InstantLostError
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..properties import TableError
 from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
@@ -171,6 +172,7 @@ def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        check_metadata_partitions(table.path, table.properties, options)
         if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)  # the metadata table was dropped (hoodie.metadata.enable=false)
         schema = current_schema(table.properties, table.timeline)
@@ -247,6 +249,7 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        check_metadata_partitions(table.path, table.properties, options)
         if guard_change(table.path, table.properties, options, "the clustering", merges=True) is not table.properties:
             table = HudiTable(path)
         try:
@@ -305,6 +308,7 @@ def _run(path, action: str, plan: ClusteringPlan, config, bloom, known: set[str]
             for s in stats:  # new file groups of this run alone (their ids are new): the other run wrote its own
                 (table.path / s["path"]).unlink(missing_ok=True)
             raise
+        sync_metadata_table(table.path, instant, action, metadata, None)  # the metadata table commits first
         done = tw.complete(action, instant, metadata)
     return WriteResult(instant, done.action, "cluster", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats), replaced_file_ids=replaced)

@@ -30,6 +30,7 @@ from ..concurrency.heartbeat import heartbeat_path, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import RollbackError
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.pending import incomplete_commits
@@ -75,6 +76,7 @@ def rollback_completed(path, instant: str, *, options=None) -> Instant:
     config = concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the rollback")
+    check_metadata_partitions(table_path, props, options)
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = check_rollback_of_completed(table_path, timeline, str(instant), config.failed_writes == EAGER)

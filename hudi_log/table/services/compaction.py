@@ -56,6 +56,7 @@ from ..concurrency.config import concurrency_config
 from ..concurrency.heartbeat import Heartbeat, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..timeline import commit_metadata as cm
 from ..timeline.commit_metadata import WriteResult
 from ..view.base_file import base_file_name, bloom_options, write_base_file
@@ -191,6 +192,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
                                           f"{table.properties.get('hoodie.table.type')})")
     with TableLock(table.path, config):
         guard_change(table.path, table.properties, options, "the compaction", merges=True)
+        check_metadata_partitions(table.path, table.properties, options)
         table = HudiTable(path)
         blocking = [i for i in incomplete_commits(table.timeline)]  # writes; a pending clustering is no write
         if blocking:
@@ -290,6 +292,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
+        check_metadata_partitions(table.path, table.properties, options)
         if guard_change(table.path, table.properties, options, "the compaction", merges=True) is not table.properties:
             table = HudiTable(path)
         bloom = _bloom_options(table, options)
@@ -355,6 +358,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
                 "extraMetadata": {"schema": schema_json(schema)}, "operationType": "COMPACT"}
     with TableLock(table.path, config):
         still_ours(table.path, table.properties, instant, "compaction", known)
+        sync_metadata_table(table.path, instant, COMPACTION, metadata, None)  # the metadata table commits first
         done = tw.complete(COMPACTION, instant, metadata)
     return WriteResult(instant, done.action, "compact", done.completion_time, stats,
                        num_inserts=sum(s["numInserts"] for s in stats),

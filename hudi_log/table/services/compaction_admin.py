@@ -13,23 +13,36 @@
   before, but that leaves the delta commits' write stats naming files that are gone (reads then warn,
   strict reads fail), so hudi-log refuses instead, before anything changes, and says to run the
   compaction. Version 8 names log files after their own instant: nothing is renamed, as in Java 1.x.
+* :func:`repair_compaction` (``repairCompaction``, hudi-cli's ``compaction repair``): after an unschedule that
+  failed half-way (Java 0.x renamed some of the log files written after the request into the slice before),
+  each invalid operation's file group gets those log files back: a log file of the slice before whose version
+  is above the highest the plan names is renamed to the compaction instant's slice, its version less that
+  highest (``getRenamingActionsToAlignWithCompactionOperation``), under the name the delta commit that wrote it
+  recorded where there is one (Java gives every such file its unknown write token, which leaves the commit
+  naming a file that is gone: reads warn, strict reads fail), else with Java's unknown write token. Java also
+  takes the compaction slice's own log files above that version; they are already where they belong, so
+  hudi-log leaves them. Dry run by default, as hudi-cli; a rename onto an existing file is refused before any
+  rename. Version 8 tables name log files by their own instant: there is nothing to rename.
 
 Every file name a plan holds goes through :func:`hudi_log.containment.within_table` before it is looked at.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from ...containment import within_table
+from ...format.log_file_name import UNKNOWN_WRITE_TOKEN, LogFileName
 from ...log.writer import FIRST_NO_APPEND_TABLE_VERSION
 from ...paths import as_path
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
 from ..properties import read_properties
+from ..read.integrity import committed_files
 from ..read.query import HudiTable
 from ..timeline.timeline import COMPACTION
 from ..view.file_system_view import FileSlice, LogFile
@@ -157,4 +170,76 @@ def unschedule_compaction(path, instant: str, options: Mapping | None = None) ->
         return UnscheduleResult(instant, req.name)
 
 
-__all__ = ["UnscheduleResult", "ValidationResult", "unschedule_compaction", "validate_compaction_plan"]
+@dataclass(frozen=True)
+class RenameResult:
+    """One log file moved back into the compaction's slice (``RenameOpResult``)."""
+    partition: str
+    old: str
+    new: str
+    executed: bool
+
+    def to_dict(self) -> dict:
+        return {"partition": self.partition, "from": self.old, "to": self.new, "executed": self.executed}
+
+
+def _committed_log_names(table: HudiTable) -> dict[tuple[str, str, str, int], str]:
+    """(partition, file id, base instant, version) -> the log file name a completed commit wrote."""
+    out = {}
+    for cf in committed_files(table.timeline).values():
+        for rel in cf.group or (cf.rel_path,):
+            name = rel.rsplit("/", 1)[-1]
+            if cf.is_log and LogFileName.is_log_file_name(name):
+                n = LogFileName.parse(name)
+                out[(cf.partition, n.file_id, n.instant, n.version)] = name
+    return out
+
+
+def _renames(table: HudiTable, view, req: Path, op: CompactionOperation, instant: str,
+             committed: Mapping) -> list[tuple[Path, Path]]:
+    """(log file, its name in the compaction's slice) for the log files the slice before holds above the plan's
+    highest version: the name the commit that wrote it recorded, where one did (the unschedule renamed it away
+    from that), else Java's, with the unknown write token."""
+    folder = within_table(table.path, op.partition, source=req, field="partitionPath", timeline=False)
+    before = _slice_before(table, view, op, instant)
+    if before is None:
+        return []
+    top = max((LogFileName.parse(n).version for n in op.log_files), default=0)
+    out = []
+    for lf in before.log_files:
+        if lf.version > top and not lf.is_cdc:
+            name = LogFileName.parse(lf.name)
+            new = str(LogFileName(name.file_id, instant, lf.version - top, UNKNOWN_WRITE_TOKEN, name.extension))
+            new = committed.get((op.partition, name.file_id, instant, lf.version - top), new)
+            out.append((folder / lf.name, folder / new))
+    return out
+
+
+def repair_compaction(path, instant: str, dry_run: bool = True, options: Mapping | None = None) -> list[RenameResult]:
+    """Put the log files of the pending compaction ``instant``'s invalid operations back into its slice (see the
+    module docstring); returns the renames, done unless ``dry_run``."""
+    config = concurrency_config(options)
+    table_path = as_path(path)
+    props = read_properties(table_path)
+    if not dry_run:
+        props = guard_change(table_path, props, options, "the compaction repair")
+    with TableLock(table_path, config):
+        table = HudiTable(table_path)
+        req, plan, _ = _pending_plan(table, instant)
+        if props.version >= FIRST_NO_APPEND_TABLE_VERSION:
+            return []
+        view = table.view()
+        invalid = [op for op in plan.operations if _check(table, view, req, op, instant) is not None]
+        committed = _committed_log_names(table) if invalid else {}
+        moves = [(op.partition, a, b) for op in invalid for a, b in _renames(table, view, req, op, instant, committed)]
+        taken = [b for _, _, b in moves if b.exists()]
+        if taken:
+            raise CompactionError(taken[0], "a log file is already there under the name the repair would give; "
+                                            "nothing was renamed")
+        if not dry_run:
+            for _, a, b in moves:
+                os.rename(a, b)
+        return [RenameResult(p, a.name, b.name, not dry_run) for p, a, b in moves]
+
+
+__all__ = ["RenameResult", "UnscheduleResult", "ValidationResult", "repair_compaction", "unschedule_compaction",
+           "validate_compaction_plan"]

@@ -46,6 +46,7 @@ from ..concurrency.config import EAGER, NEVER, ConcurrencyConfig, concurrency_co
 from ..concurrency.heartbeat import Heartbeat, delete_heartbeat, heartbeat_age, is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..timeline import commit_metadata as cm
 from ..view.file_system_view import list_partitions, parse_base_file_name, parse_log_file_name
 from ..markers import delete_markers, delete_work_dir, read_markers
@@ -230,6 +231,7 @@ def _finish(table_path: Path, props: TableProperties, tw: TimelineWriter, plan: 
         "partitionMetadata": result["partitionMetadata"],
         "instantsRollback": [{"commitTime": target["commitTime"], "action": target["action"]}],
     }
+    sync_metadata_table(table_path, rb_instant, ROLLBACK, metadata, None)  # the metadata table first
     done = tw.complete(ROLLBACK, rb_instant, metadata)
     return done
 
@@ -369,6 +371,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
     config = config or concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the rollback")
+    check_metadata_partitions(table_path, props, options)
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         target = timeline.instant(str(instant))

@@ -42,6 +42,7 @@ from ..concurrency.heartbeat import is_expired, reserve_instant
 from ..concurrency.lock import TableLock
 from ..errors import ConcurrentWriterError, RollbackError
 from ..metadata_table import guard_change
+from ..metadata.writer import check_metadata_partitions, sync_metadata_table
 from ..properties import read_properties
 from ..read.query import HudiTable
 from ..timeline import commit_metadata as cm
@@ -230,6 +231,7 @@ def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
     config = concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the restore")
+    check_metadata_partitions(table_path, props, options)
     with TableLock(table_path, config):
         timeline = Timeline(table_path, props)
         tw = TimelineWriter(table_path, props)
@@ -276,6 +278,7 @@ def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
                 "instantsToRollback": [i["commitTime"] for i in plan["instantsToRollback"]],
                 "hoodieRestoreMetadata": per_instant, "version": 1,
                 "restoreInstantInfo": list(plan["instantsToRollback"]), "extraMetadata": None}
+            sync_metadata_table(table_path, restore_ts, RESTORE, metadata, None)  # the metadata table first
             return tw.complete(RESTORE, restore_ts, cm.avro_container(RESTORE_METADATA_SCHEMA, metadata))
         finally:
             if beat is not None:

@@ -98,10 +98,12 @@ from .context import (
     normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
+from ..metadata.writer import prepare_metadata_table, run_metadata_services, sync_metadata_table
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
 from .key_lookup import index_type, plan_index
+from .options import OPERATION, operation_of, resolve
 from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
 from .keygen_config import key_generator, stored_record_keys
 from .task import refuse_clustered_updates, to_table, write_batches
@@ -200,6 +202,11 @@ class WriteTransaction:
             except WriteConflictError:
                 self.abort()  # under the lock still: no one completes over the files it removes
                 raise
+            # the metadata table's own services where Java's writer runs them (before this instant reaches it),
+            # then its deltacommit, under the lock (a crash between leaves it for the next rollback of this
+            # instant to undo)
+            run_metadata_services(ctx.table_path, ctx.options, ctx.instant)
+            sync_metadata_table(ctx.table_path, ctx.instant, ctx.action, metadata, ctx.options)
             try:
                 done = TimelineWriter(ctx.table_path, props).complete(ctx.action, ctx.instant, metadata)
             except InstantCompletedError:  # the store refused to replace another writer's completed file
@@ -333,8 +340,8 @@ def begin_write(path, operation: str | None = None, options: Mapping | None = No
 
 def _begin_write(path, operation, options, schema, defer_index: bool, distributed_index: bool,
                  data) -> WriteTransaction:
-    opts = normalise_options(options)
-    op = resolve_operation(operation, opts)
+    opts = resolve(options, {OPERATION: operation}, {OPERATION: "the operation"})  # every entry point's one gate
+    op = operation_of(opts)
     kind = index_type(path, opts)  # refused by name before anything is written
     if op == "delete_partition" and not option(opts, PARTITIONS_TO_DELETE):
         raise WriteError(path, f"delete_partition needs {PARTITIONS_TO_DELETE} (comma-separated partition paths, "
@@ -383,6 +390,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     check_table_matches(props, opts)
     _check_bloom(table_path, props.to_dict(), opts)
     props = guard_metadata_table(table_path, props, opts, "the write")
+    props = prepare_metadata_table(table_path, props, opts)  # created at the first write, as Java's writer does
     # the key generator, refused or resolved before anything is written (its encoding may read stored keys)
     keygen = key_generator(table_path, props.to_dict(), opts,
                            stored_keys=lambda: stored_record_keys(table_path, props, Timeline(table_path, props)))

@@ -26,8 +26,7 @@ from ..properties import TableProperties
 from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT
 from ..errors import WriteError
 
-OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite", "insert_overwrite_table",
-              "delete_partition")
+from .options import OPERATION as OPERATION_OPTION, operation_of, resolve
 #: operations that complete a replacecommit (Java's ``WriteOperationType.isOverwrite`` and DELETE_PARTITION)
 REPLACE_OPERATIONS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 #: Java's ``DataSourceWriteOptions.PARTITIONS_TO_DELETE``: comma-separated partition paths, ``*`` a wildcard
@@ -83,21 +82,12 @@ def normalise_options(options: Mapping | None) -> dict[str, str]:
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
 
 
-OPERATION_OPTION = "hoodie.datasource.write.operation"
-
-
 def resolve_operation(operation: str | None, options: Mapping) -> str:
     """The write's operation: the explicit argument (a CLI flag, ``write_table``'s ``operation``) or Hudi's
-    ``hoodie.datasource.write.operation``, default upsert. The two disagreeing is an error, never a silent
-    choice of one: a ``delete`` given as an option and overridden by a default would keep the rows."""
-    named = option(options, OPERATION_OPTION)
-    if operation and named and operation.lower() != named.lower():
-        raise WriteError("<options>", f"the operation {operation!r} and {OPERATION_OPTION}={named!r} disagree "
-                                      f"(give one of them)")
-    op = (operation or named or "upsert").lower()
-    if op not in OPERATIONS:
-        raise WriteError("<options>", f"unknown operation {op!r} (one of {', '.join(OPERATIONS)})")
-    return op
+    ``hoodie.datasource.write.operation``, default upsert, resolved by :func:`.options.resolve`: the two
+    disagreeing is an error, never a silent choice of one (a ``delete`` given as an option and overridden by a
+    default would keep the rows)."""
+    return operation_of(resolve(options, {OPERATION_OPTION: operation}, {OPERATION_OPTION: "the operation"}))
 
 
 def action_for(props: TableProperties, operation: str) -> str:

@@ -405,10 +405,10 @@ def change_table_version(path, to: int, options: Mapping | None = None) -> Versi
     if to == start:
         return VersionChange(str(root), start, to)
     action = "the upgrade" if to > start else "the downgrade"
-    props = guard_metadata_table(root, props, options, action)
     _new_properties(props, to, options)  # a handler's refusal before the rollback and compaction change files
     # what neither the rollback of failed writes nor the compaction completes, refused before they run
     _refuse_pending(props, [i for i in Timeline(root, props).pending() if i.action not in _SETTLED_FIRST], action)
+    props = guard_metadata_table(root, props, options, action, maintained=False)  # last of the refusals
     # the options' concurrency mode decides whether a pending write is failed or another writer's live one
     rolled = tuple(i.requested_time for i in rollback_failed_writes(root, concurrency_config(options)))
     compactions = tuple(r.instant for r in compact_all(root, options)) if props.is_mor else ()
