@@ -464,9 +464,11 @@ def _wrap(value, kind: ValueKind):
         return None
     if kind.wrapper == "BytesWrapper" and isinstance(value, int):  # BigDecimal.unscaledValue().toByteArray()
         value = value.to_bytes(max(1, (value + (value < 0)).bit_length() // 8 + 1), "big", signed=True)
-    elif kind.wrapper == "DecimalWrapper":  # Avro's decimal(30,15) of the wrapper: rescaled
-        from decimal import Decimal
-        value = Decimal(value).scaleb(-kind.scale)
+    elif kind.wrapper == "DecimalWrapper":  # Avro's decimal(30,15) of the wrapper: at its scale, exactly
+        from decimal import Decimal, localcontext
+        with localcontext() as ctx:
+            ctx.prec = 2 * DECIMAL_MAX_PRECISION  # quantize within the wrapper's 30 digits, never rounding
+            value = Decimal(value).scaleb(-kind.scale).quantize(Decimal(1).scaleb(-DECIMAL_MAX_SCALE))
     return (WRAPPER_NS + kind.wrapper, {"value": value})
 
 
