@@ -151,6 +151,12 @@ OPTIONS: tuple[Opt, ...] = (
     # the metadata table
     _B("hoodie.metadata.enable"),
     _I("hoodie.metadata.compact.max.delta.commits"), _I("hoodie.metadata.cleaner.commits.retained", sample="20"),
+    # its statistics indexes (hudi_log.table.metadata.column_stats, partition_stats, bloom_filters)
+    Opt(("hoodie.metadata.index.column.stats.column.list",), FIELDS, sample="v"),
+    _I("hoodie.metadata.index.column.stats.max.columns.to.index", sample="32"),
+    _I("hoodie.metadata.index.column.stats.file.group.count", sample="2"),
+    _I("hoodie.metadata.index.partition.stats.file.group.count", sample="1"),
+    _I("hoodie.metadata.index.bloom.filter.file.group.count", sample="4"),
     # table services a write runs
     _B("hoodie.clean.automatic"),
     Opt(("hoodie.cleaner.policy",), ENUM, POLICIES, "KEEP_LATEST_COMMITS", "cleaner policy"),
