@@ -87,7 +87,9 @@ def test_java_v9_table_takes_upserts_deletes_and_a_compaction(tmp_path, corpus_t
                 "hoodie.table.checksum"}
     assert {k: v for k, v in after.items() if k not in mdt_keys} == \
         {k: v for k, v in props_before.items() if k not in mdt_keys}
-    assert after["hoodie.table.metadata.partitions"] == "files" and compare_with_storage(path) == []
+    # Java 1.x's defaults: column and partition statistics too (partition statistics only when partitioned)
+    wanted = "column_stats,files,partition_stats" if read_properties(path).partition_fields else "column_stats,files"
+    assert after["hoodie.table.metadata.partitions"] == wanted and compare_with_storage(path) == []
     # every new instant completed, named as Java 1.1 names them (requested_completion.action)
     timeline = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file())
     new = [n for n in timeline if n[:17] > max(k[:17] for k in timeline if k.startswith("2026030"))]
