@@ -359,7 +359,8 @@ def test_a_spark_write_keeps_the_metadata_table(spark, tmp_path, corpus_tables):
     df = spark.createDataFrame([("a", 1, "x"), ("b", 1, "y"), ("c", 1, "x")], "id string, ts long, part string")
     spark_write(df, new, {**o, "hoodie.datasource.write.operation": "insert"})
     spark_write(df.limit(2), new, {**o, "hoodie.datasource.write.operation": "upsert"})
-    assert read_properties(new).get("hoodie.table.metadata.partitions") == "files"
+    # Java 1.x's defaults at version 8: column and partition statistics beside the listing
+    assert read_properties(new).get("hoodie.table.metadata.partitions") == "column_stats,files,partition_stats"
     in_step(new)
     path = tmp_path / "t"
     shutil.copytree(corpus_tables["sample_table_mor_avro_v9_txns_simple_meta"], path)
