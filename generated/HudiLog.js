@@ -470,12 +470,14 @@ var HudiLog = (function() {
   })();
 
   /**
-   * One log block. On disk a format-version-1 block takes block_size + 14 bytes: the 6-byte
-   * magic, the 8-byte block size, and block_size bytes that end with the reverse pointer.
-   * A format-version-0 block takes block_size + 18: its content (block_size bytes, as Hudi's
-   * reader takes it) follows the 4-byte version. Readers also check that the fields between
-   * the block size and the reverse pointer add up to block_size (Hudi finds the reverse
-   * pointer block_size bytes after the size field); this grammar checks the two ends agree.
+   * One log block. On disk a format-version-1 block takes len_block + 14 bytes: the 6-byte
+   * magic, the 8-byte block size (Hudi's blockSize, here `len_block`), and len_block bytes
+   * that end with the reverse pointer. A format-version-0 block takes len_block + 18: its
+   * content (len_block bytes, as Hudi's reader takes it) follows the 4-byte version. Readers
+   * also check that the fields between the block size and the reverse pointer add up to
+   * len_block (Hudi finds the reverse pointer len_block bytes after the size field); this
+   * grammar checks the two ends agree. Lengths are named `len_*` as Kaitai's style guide
+   * asks; Hudi's own names are kept in `-orig-id`.
    * @see {@link https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java|Source}
    */
 
@@ -496,17 +498,17 @@ var HudiLog = (function() {
         this._debug.magic.validationError = _err;
         throw _err;
       }
-      this._debug.blockSize = { start: this._io.pos, ioOffset: this._io.byteOffset };
-      this.blockSize = this._io.readS8be();
-      this._debug.blockSize.end = this._io.pos;
-      if (!(this.blockSize >= 0)) {
-        var _err = new KaitaiStream.ValidationLessThanError(0, this.blockSize, this._io, "/types/block/seq/1");
-        this._debug.blockSize.validationError = _err;
+      this._debug.lenBlock = { start: this._io.pos, ioOffset: this._io.byteOffset };
+      this.lenBlock = this._io.readS8be();
+      this._debug.lenBlock.end = this._io.pos;
+      if (!(this.lenBlock >= 0)) {
+        var _err = new KaitaiStream.ValidationLessThanError(0, this.lenBlock, this._io, "/types/block/seq/1");
+        this._debug.lenBlock.validationError = _err;
         throw _err;
       }
-      if (!(this.blockSize <= 2147483647)) {
-        var _err = new KaitaiStream.ValidationGreaterThanError(2147483647, this.blockSize, this._io, "/types/block/seq/1");
-        this._debug.blockSize.validationError = _err;
+      if (!(this.lenBlock <= 2147483647)) {
+        var _err = new KaitaiStream.ValidationGreaterThanError(2147483647, this.lenBlock, this._io, "/types/block/seq/1");
+        this._debug.lenBlock.validationError = _err;
         throw _err;
       }
       this._debug.formatVersion = { start: this._io.pos, ioOffset: this._io.byteOffset };
@@ -534,23 +536,23 @@ var HudiLog = (function() {
         this._debug.header.end = this._io.pos;
       }
       if (this.formatVersion != 0) {
-        this._debug.contentLength = { start: this._io.pos, ioOffset: this._io.byteOffset };
-        this.contentLength = this._io.readS8be();
-        this._debug.contentLength.end = this._io.pos;
-        if (!(this.contentLength >= 0)) {
-          var _err = new KaitaiStream.ValidationLessThanError(0, this.contentLength, this._io, "/types/block/seq/5");
-          this._debug.contentLength.validationError = _err;
+        this._debug.lenContent = { start: this._io.pos, ioOffset: this._io.byteOffset };
+        this.lenContent = this._io.readS8be();
+        this._debug.lenContent.end = this._io.pos;
+        if (!(this.lenContent >= 0)) {
+          var _err = new KaitaiStream.ValidationLessThanError(0, this.lenContent, this._io, "/types/block/seq/5");
+          this._debug.lenContent.validationError = _err;
           throw _err;
         }
-        if (!(this.contentLength <= 2147483647)) {
-          var _err = new KaitaiStream.ValidationGreaterThanError(2147483647, this.contentLength, this._io, "/types/block/seq/5");
-          this._debug.contentLength.validationError = _err;
+        if (!(this.lenContent <= 2147483647)) {
+          var _err = new KaitaiStream.ValidationGreaterThanError(2147483647, this.lenContent, this._io, "/types/block/seq/5");
+          this._debug.lenContent.validationError = _err;
           throw _err;
         }
       }
       if (this.formatVersion != 0) {
         this._debug.content = { start: this._io.pos, ioOffset: this._io.byteOffset };
-        this._raw_content = this._io.readBytes(this.contentLength);
+        this._raw_content = this._io.readBytes(this.lenContent);
         var _io__raw_content = new KaitaiStream(this._raw_content);
         this.content = new BlockContent(_io__raw_content, this, this._root);
         this.content._read();
@@ -558,7 +560,7 @@ var HudiLog = (function() {
       }
       if (this.formatVersion == 0) {
         this._debug.legacyContent = { start: this._io.pos, ioOffset: this._io.byteOffset };
-        this.legacyContent = this._io.readBytes(this.blockSize);
+        this.legacyContent = this._io.readBytes(this.lenLegacyContent);
         this._debug.legacyContent.end = this._io.pos;
       }
       if (this.formatVersion != 0) {
@@ -572,7 +574,7 @@ var HudiLog = (function() {
         this.reversePointer = this._io.readS8be();
         this._debug.reversePointer.end = this._io.pos;
         var _ = this.reversePointer;
-        if (!(_ == this.blockSize + 6)) {
+        if (!(_ == this.lenBlock + 6)) {
           var _err = new KaitaiStream.ValidationExprError(this.reversePointer, this._io, "/types/block/seq/9");
           this._debug.reversePointer.validationError = _err;
           throw _err;
@@ -594,6 +596,20 @@ var HudiLog = (function() {
     });
 
     /**
+     * Format version 0 has no content length: Hudi's reader takes the block size as the
+     * content's length (contentLength = blockSize when the version is 0).
+     */
+    Object.defineProperty(Block.prototype, 'lenLegacyContent', {
+      get: function() {
+        if (this._m_lenLegacyContent !== undefined)
+          return this._m_lenLegacyContent;
+        this._debug._m_lenLegacyContent = {  };
+        this._m_lenLegacyContent = this.lenBlock;
+        return this._m_lenLegacyContent;
+      }
+    });
+
+    /**
      * Number of records of an Avro data or CDC block; 0 for other blocks.
      */
     Object.defineProperty(Block.prototype, 'numRecords', {
@@ -611,7 +627,7 @@ var HudiLog = (function() {
      */
 
     /**
-     * Number of bytes that follow this field up to and including the reverse pointer:
+     * The block size: number of bytes that follow this field up to and including the reverse pointer:
      * 4 (format version) + 4 (block type) + header + 8 (content length) + content + footer
      * + 8 (reverse pointer). Written as a Java int, so at most 2^31 - 1 (checked: a larger
      * value would be read imprecisely by JavaScript engines, which hold numbers as doubles).
@@ -631,16 +647,17 @@ var HudiLog = (function() {
      */
 
     /**
-     * Length of the content that follows, in bytes; a Java int written as 8 bytes, so at most 2^31 - 1.
+     * The content length: bytes of the content that follows; a Java int written as 8 bytes, so
+     * at most 2^31 - 1.
      */
 
     /**
-     * The block's payload, content_length bytes, laid out by block type (its `body`, parsed
+     * The block's payload, len_content bytes, laid out by block type (its `body`, parsed
      * only when asked for). Command blocks have none: their command is in the header.
      */
 
     /**
-     * Format version 0: the content, block_size bytes (as Hudi's reader takes it), raw: that
+     * Format version 0: the content, len_block bytes (as Hudi's reader takes it), raw: that
      * layout has no block type.
      */
 
@@ -650,7 +667,7 @@ var HudiLog = (function() {
 
     /**
      * Bytes from the first byte of the magic up to (not including) this field, i.e.
-     * block_size + 6. Lets a reader jump from the end of a block back to its magic.
+     * len_block + 6. Lets a reader jump from the end of a block back to its magic.
      */
 
     return Block;
@@ -781,31 +798,50 @@ var HudiLog = (function() {
         throw _err;
       }
       this._debug.payload = { start: this._io.pos, ioOffset: this._io.byteOffset };
-      switch (this.contentVersion) {
-      case 1:
-        this._raw_payload = this._io.readBytes(this.lenPayload);
-        var _io__raw_payload = new KaitaiStream(this._raw_payload);
-        this.payload = new KryoObjectArray(_io__raw_payload, this, this._root);
-        this.payload._read();
-        break;
-      case 2:
-        this._raw_payload = this._io.readBytes(this.lenPayload);
-        var _io__raw_payload = new KaitaiStream(this._raw_payload);
-        this.payload = new KryoObjectArray(_io__raw_payload, this, this._root);
-        this.payload._read();
-        break;
-      case 3:
-        this._raw_payload = this._io.readBytes(this.lenPayload);
-        var _io__raw_payload = new KaitaiStream(this._raw_payload);
-        this.payload = new DeleteRecordList(_io__raw_payload, this, this._root);
-        this.payload._read();
-        break;
-      default:
-        this.payload = this._io.readBytes(this.lenPayload);
-        break;
-      }
+      this.payload = this._io.readBytes(this.lenPayload);
       this._debug.payload.end = this._io.pos;
     }
+
+    /**
+     * The payload laid out by content version, parsed only when asked for: a delete block
+     * shows its size at once and its records one click further (the Kaitai Web IDE opens and
+     * expands a block of 250,000 deletes in a small heap; `hudi-log view` pages through them).
+     */
+    Object.defineProperty(DeleteContent.prototype, 'records', {
+      get: function() {
+        if (this._m_records !== undefined)
+          return this._m_records;
+        var _pos = this._io.pos;
+        this._io.seek(8);
+        this._debug._m_records = { start: this._io.pos, ioOffset: this._io.byteOffset };
+        switch (this.contentVersion) {
+        case 1:
+          this._raw__m_records = this._io.readBytes(this.lenPayload);
+          var _io__raw__m_records = new KaitaiStream(this._raw__m_records);
+          this._m_records = new KryoObjectArray(_io__raw__m_records, this, this._root);
+          this._m_records._read();
+          break;
+        case 2:
+          this._raw__m_records = this._io.readBytes(this.lenPayload);
+          var _io__raw__m_records = new KaitaiStream(this._raw__m_records);
+          this._m_records = new KryoObjectArray(_io__raw__m_records, this, this._root);
+          this._m_records._read();
+          break;
+        case 3:
+          this._raw__m_records = this._io.readBytes(this.lenPayload);
+          var _io__raw__m_records = new KaitaiStream(this._raw__m_records);
+          this._m_records = new DeleteRecordList(_io__raw__m_records, this, this._root);
+          this._m_records._read();
+          break;
+        default:
+          this._m_records = this._io.readBytes(this.lenPayload);
+          break;
+        }
+        this._debug._m_records.end = this._io.pos;
+        this._io.seek(_pos);
+        return this._m_records;
+      }
+    });
 
     /**
      * Content version, 4 bytes; 3 since Hudi 0.14 (Avro), 1 and 2 were Kryo.
@@ -816,8 +852,9 @@ var HudiLog = (function() {
      */
 
     /**
-     * The deleted keys, len_payload bytes. Version 3: Avro HoodieDeleteRecordList. Versions 1
-     * and 2 (Hudi before 0.14): a Kryo-serialized Java HoodieKey[] / DeleteRecord[].
+     * The deleted keys, len_payload bytes, as bytes; `records` lays them out. Version 3: Avro
+     * HoodieDeleteRecordList. Versions 1 and 2 (Hudi before 0.14): a Kryo-serialized Java
+     * HoodieKey[] / DeleteRecord[].
      */
 
     return DeleteContent;

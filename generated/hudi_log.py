@@ -509,12 +509,14 @@ class HudiLog(ReadWriteKaitaiStruct):
 
 
     class Block(ReadWriteKaitaiStruct):
-        """One log block. On disk a format-version-1 block takes block_size + 14 bytes: the 6-byte
-        magic, the 8-byte block size, and block_size bytes that end with the reverse pointer.
-        A format-version-0 block takes block_size + 18: its content (block_size bytes, as Hudi's
-        reader takes it) follows the 4-byte version. Readers also check that the fields between
-        the block size and the reverse pointer add up to block_size (Hudi finds the reverse
-        pointer block_size bytes after the size field); this grammar checks the two ends agree.
+        """One log block. On disk a format-version-1 block takes len_block + 14 bytes: the 6-byte
+        magic, the 8-byte block size (Hudi's blockSize, here `len_block`), and len_block bytes
+        that end with the reverse pointer. A format-version-0 block takes len_block + 18: its
+        content (len_block bytes, as Hudi's reader takes it) follows the 4-byte version. Readers
+        also check that the fields between the block size and the reverse pointer add up to
+        len_block (Hudi finds the reverse pointer len_block bytes after the size field); this
+        grammar checks the two ends agree. Lengths are named `len_*` as Kaitai's style guide
+        asks; Hudi's own names are kept in `-orig-id`.
         
         .. seealso::
            Source - https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
@@ -528,11 +530,11 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.magic = self._io.read_bytes(6)
             if not self.magic == b"\x23\x48\x55\x44\x49\x23":
                 raise kaitaistruct.ValidationNotEqualError(b"\x23\x48\x55\x44\x49\x23", self.magic, self._io, u"/types/block/seq/0")
-            self.block_size = self._io.read_s8be()
-            if not self.block_size >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.block_size, self._io, u"/types/block/seq/1")
-            if not self.block_size <= 2147483647:
-                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.block_size, self._io, u"/types/block/seq/1")
+            self.len_block = self._io.read_s8be()
+            if not self.len_block >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_block, self._io, u"/types/block/seq/1")
+            if not self.len_block <= 2147483647:
+                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.len_block, self._io, u"/types/block/seq/1")
             self.format_version = self._io.read_s4be()
             if not  ((self.format_version == 0) or (self.format_version == 1)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.format_version, self._io, u"/types/block/seq/2")
@@ -549,22 +551,22 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                self.content_length = self._io.read_s8be()
-                if not self.content_length >= 0:
-                    raise kaitaistruct.ValidationLessThanError(0, self.content_length, self._io, u"/types/block/seq/5")
-                if not self.content_length <= 2147483647:
-                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.content_length, self._io, u"/types/block/seq/5")
+                self.len_content = self._io.read_s8be()
+                if not self.len_content >= 0:
+                    raise kaitaistruct.ValidationLessThanError(0, self.len_content, self._io, u"/types/block/seq/5")
+                if not self.len_content <= 2147483647:
+                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.len_content, self._io, u"/types/block/seq/5")
 
             if self.format_version != 0:
                 pass
-                self._raw_content = self._io.read_bytes(self.content_length)
+                self._raw_content = self._io.read_bytes(self.len_content)
                 _io__raw_content = KaitaiStream(BytesIO(self._raw_content))
                 self.content = HudiLog.BlockContent(_io__raw_content, self, self._root)
                 self.content._read()
 
             if self.format_version == 0:
                 pass
-                self.legacy_content = self._io.read_bytes(self.block_size)
+                self.legacy_content = self._io.read_bytes(self.len_legacy_content)
 
             if self.format_version != 0:
                 pass
@@ -575,7 +577,7 @@ class HudiLog(ReadWriteKaitaiStruct):
                 pass
                 self.reverse_pointer = self._io.read_s8be()
                 _ = self.reverse_pointer
-                if not _ == self.block_size + 6:
+                if not _ == self.len_block + 6:
                     raise kaitaistruct.ValidationExprError(self.reverse_pointer, self._io, u"/types/block/seq/9")
 
             self._dirty = False
@@ -612,7 +614,7 @@ class HudiLog(ReadWriteKaitaiStruct):
         def _write__seq(self, io=None):
             super(HudiLog.Block, self)._write__seq(io)
             self._io.write_bytes(self.magic)
-            self._io.write_s8be(self.block_size)
+            self._io.write_s8be(self.len_block)
             self._io.write_s4be(self.format_version)
             if self.format_version != 0:
                 pass
@@ -624,18 +626,18 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                self._io.write_s8be(self.content_length)
+                self._io.write_s8be(self.len_content)
 
             if self.format_version != 0:
                 pass
-                _io__raw_content = KaitaiStream(BytesIO(bytearray(self.content_length)))
+                _io__raw_content = KaitaiStream(BytesIO(bytearray(self.len_content)))
                 self._io.add_child_stream(_io__raw_content)
                 _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + (self.content_length))
+                self._io.seek(self._io.pos() + (self.len_content))
                 def handler(parent, _io__raw_content=_io__raw_content):
                     self._raw_content = _io__raw_content.to_byte_array()
-                    if len(self._raw_content) != self.content_length:
-                        raise kaitaistruct.ConsistencyError(u"raw(content)", self.content_length, len(self._raw_content))
+                    if len(self._raw_content) != self.len_content:
+                        raise kaitaistruct.ConsistencyError(u"raw(content)", self.len_content, len(self._raw_content))
                     parent.write_bytes(self._raw_content)
                 _io__raw_content.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
                 self.content._write__seq(_io__raw_content)
@@ -659,10 +661,10 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ConsistencyError(u"magic", 6, len(self.magic))
             if not self.magic == b"\x23\x48\x55\x44\x49\x23":
                 raise kaitaistruct.ValidationNotEqualError(b"\x23\x48\x55\x44\x49\x23", self.magic, None, u"/types/block/seq/0")
-            if not self.block_size >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.block_size, None, u"/types/block/seq/1")
-            if not self.block_size <= 2147483647:
-                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.block_size, None, u"/types/block/seq/1")
+            if not self.len_block >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_block, None, u"/types/block/seq/1")
+            if not self.len_block <= 2147483647:
+                raise kaitaistruct.ValidationGreaterThanError(2147483647, self.len_block, None, u"/types/block/seq/1")
             if not  ((self.format_version == 0) or (self.format_version == 1)) :
                 raise kaitaistruct.ValidationNotAnyOfError(self.format_version, None, u"/types/block/seq/2")
             if self.format_version != 0:
@@ -679,10 +681,10 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version != 0:
                 pass
-                if not self.content_length >= 0:
-                    raise kaitaistruct.ValidationLessThanError(0, self.content_length, None, u"/types/block/seq/5")
-                if not self.content_length <= 2147483647:
-                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.content_length, None, u"/types/block/seq/5")
+                if not self.len_content >= 0:
+                    raise kaitaistruct.ValidationLessThanError(0, self.len_content, None, u"/types/block/seq/5")
+                if not self.len_content <= 2147483647:
+                    raise kaitaistruct.ValidationGreaterThanError(2147483647, self.len_content, None, u"/types/block/seq/5")
 
             if self.format_version != 0:
                 pass
@@ -693,8 +695,8 @@ class HudiLog(ReadWriteKaitaiStruct):
 
             if self.format_version == 0:
                 pass
-                if len(self.legacy_content) != self.block_size:
-                    raise kaitaistruct.ConsistencyError(u"legacy_content", self.block_size, len(self.legacy_content))
+                if len(self.legacy_content) != self.len_legacy_content:
+                    raise kaitaistruct.ConsistencyError(u"legacy_content", self.len_legacy_content, len(self.legacy_content))
 
             if self.format_version != 0:
                 pass
@@ -706,7 +708,7 @@ class HudiLog(ReadWriteKaitaiStruct):
             if self.format_version != 0:
                 pass
                 _ = self.reverse_pointer
-                if not _ == self.block_size + 6:
+                if not _ == self.len_block + 6:
                     raise kaitaistruct.ValidationExprError(self.reverse_pointer, None, u"/types/block/seq/9")
 
             self._dirty = False
@@ -722,6 +724,19 @@ class HudiLog(ReadWriteKaitaiStruct):
 
         def _invalidate_instant_time(self):
             del self._m_instant_time
+        @property
+        def len_legacy_content(self):
+            """Format version 0 has no content length: Hudi's reader takes the block size as the
+            content's length (contentLength = blockSize when the version is 0).
+            """
+            if hasattr(self, '_m_len_legacy_content'):
+                return self._m_len_legacy_content
+
+            self._m_len_legacy_content = self.len_block
+            return getattr(self, '_m_len_legacy_content', None)
+
+        def _invalidate_len_legacy_content(self):
+            del self._m_len_legacy_content
         @property
         def num_records(self):
             """Number of records of an Avro data or CDC block; 0 for other blocks."""
@@ -1018,6 +1033,8 @@ class HudiLog(ReadWriteKaitaiStruct):
             super(HudiLog.DeleteContent, self).__init__(_io)
             self._parent = _parent
             self._root = _root
+            self._should_write_records = False
+            self.records__enabled = True
 
         def _read(self):
             self.content_version = self._io.read_s4be()
@@ -1026,94 +1043,36 @@ class HudiLog(ReadWriteKaitaiStruct):
             self.len_payload = self._io.read_s4be()
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, self._io, u"/types/delete_content/seq/1")
-            _on = self.content_version
-            if _on == 1:
-                pass
-                self._raw_payload = self._io.read_bytes(self.len_payload)
-                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
-                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
-                self.payload._read()
-            elif _on == 2:
-                pass
-                self._raw_payload = self._io.read_bytes(self.len_payload)
-                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
-                self.payload = HudiLog.KryoObjectArray(_io__raw_payload, self, self._root)
-                self.payload._read()
-            elif _on == 3:
-                pass
-                self._raw_payload = self._io.read_bytes(self.len_payload)
-                _io__raw_payload = KaitaiStream(BytesIO(self._raw_payload))
-                self.payload = HudiLog.DeleteRecordList(_io__raw_payload, self, self._root)
-                self.payload._read()
-            else:
-                pass
-                self.payload = self._io.read_bytes(self.len_payload)
+            self.payload = self._io.read_bytes(self.len_payload)
             self._dirty = False
 
 
         def _fetch_instances(self):
             pass
-            _on = self.content_version
-            if _on == 1:
+            _ = self.records
+            if hasattr(self, '_m_records'):
                 pass
-                self.payload._fetch_instances()
-            elif _on == 2:
-                pass
-                self.payload._fetch_instances()
-            elif _on == 3:
-                pass
-                self.payload._fetch_instances()
-            else:
-                pass
+                _on = self.content_version
+                if _on == 1:
+                    pass
+                    self._m_records._fetch_instances()
+                elif _on == 2:
+                    pass
+                    self._m_records._fetch_instances()
+                elif _on == 3:
+                    pass
+                    self._m_records._fetch_instances()
+                else:
+                    pass
+
 
 
         def _write__seq(self, io=None):
             super(HudiLog.DeleteContent, self)._write__seq(io)
+            self._should_write_records = self.records__enabled
             self._io.write_s4be(self.content_version)
             self._io.write_s4be(self.len_payload)
-            _on = self.content_version
-            if _on == 1:
-                pass
-                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
-                self._io.add_child_stream(_io__raw_payload)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + (self.len_payload))
-                def handler(parent, _io__raw_payload=_io__raw_payload):
-                    self._raw_payload = _io__raw_payload.to_byte_array()
-                    if len(self._raw_payload) != self.len_payload:
-                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
-                    parent.write_bytes(self._raw_payload)
-                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.payload._write__seq(_io__raw_payload)
-            elif _on == 2:
-                pass
-                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
-                self._io.add_child_stream(_io__raw_payload)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + (self.len_payload))
-                def handler(parent, _io__raw_payload=_io__raw_payload):
-                    self._raw_payload = _io__raw_payload.to_byte_array()
-                    if len(self._raw_payload) != self.len_payload:
-                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
-                    parent.write_bytes(self._raw_payload)
-                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.payload._write__seq(_io__raw_payload)
-            elif _on == 3:
-                pass
-                _io__raw_payload = KaitaiStream(BytesIO(bytearray(self.len_payload)))
-                self._io.add_child_stream(_io__raw_payload)
-                _pos2 = self._io.pos()
-                self._io.seek(self._io.pos() + (self.len_payload))
-                def handler(parent, _io__raw_payload=_io__raw_payload):
-                    self._raw_payload = _io__raw_payload.to_byte_array()
-                    if len(self._raw_payload) != self.len_payload:
-                        raise kaitaistruct.ConsistencyError(u"raw(payload)", self.len_payload, len(self._raw_payload))
-                    parent.write_bytes(self._raw_payload)
-                _io__raw_payload.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
-                self.payload._write__seq(_io__raw_payload)
-            else:
-                pass
-                self._io.write_bytes(self.payload)
+            self._io.write_bytes(self.payload)
 
 
         def _check(self):
@@ -1121,30 +1080,130 @@ class HudiLog(ReadWriteKaitaiStruct):
                 raise kaitaistruct.ValidationNotAnyOfError(self.content_version, None, u"/types/delete_content/seq/0")
             if not self.len_payload >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_payload, None, u"/types/delete_content/seq/1")
+            if len(self.payload) != self.len_payload:
+                raise kaitaistruct.ConsistencyError(u"payload", self.len_payload, len(self.payload))
+            if self.records__enabled:
+                pass
+                _on = self.content_version
+                if _on == 1:
+                    pass
+                    if self._m_records._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"records", self._root, self._m_records._root)
+                    if self._m_records._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"records", self, self._m_records._parent)
+                elif _on == 2:
+                    pass
+                    if self._m_records._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"records", self._root, self._m_records._root)
+                    if self._m_records._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"records", self, self._m_records._parent)
+                elif _on == 3:
+                    pass
+                    if self._m_records._root != self._root:
+                        raise kaitaistruct.ConsistencyError(u"records", self._root, self._m_records._root)
+                    if self._m_records._parent != self:
+                        raise kaitaistruct.ConsistencyError(u"records", self, self._m_records._parent)
+                else:
+                    pass
+                    if len(self._m_records) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"records", self.len_payload, len(self._m_records))
+
+            self._dirty = False
+
+        @property
+        def records(self):
+            """The payload laid out by content version, parsed only when asked for: a delete block
+            shows its size at once and its records one click further (the Kaitai Web IDE opens and
+            expands a block of 250,000 deletes in a small heap; `hudi-log view` pages through them).
+            """
+            if self._should_write_records:
+                self._write_records()
+            if hasattr(self, '_m_records'):
+                return self._m_records
+
+            if not self.records__enabled:
+                return None
+
+            _pos = self._io.pos()
+            self._io.seek(8)
             _on = self.content_version
             if _on == 1:
                 pass
-                if self.payload._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
-                if self.payload._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+                self._raw__m_records = self._io.read_bytes(self.len_payload)
+                _io__raw__m_records = KaitaiStream(BytesIO(self._raw__m_records))
+                self._m_records = HudiLog.KryoObjectArray(_io__raw__m_records, self, self._root)
+                self._m_records._read()
             elif _on == 2:
                 pass
-                if self.payload._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
-                if self.payload._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+                self._raw__m_records = self._io.read_bytes(self.len_payload)
+                _io__raw__m_records = KaitaiStream(BytesIO(self._raw__m_records))
+                self._m_records = HudiLog.KryoObjectArray(_io__raw__m_records, self, self._root)
+                self._m_records._read()
             elif _on == 3:
                 pass
-                if self.payload._root != self._root:
-                    raise kaitaistruct.ConsistencyError(u"payload", self._root, self.payload._root)
-                if self.payload._parent != self:
-                    raise kaitaistruct.ConsistencyError(u"payload", self, self.payload._parent)
+                self._raw__m_records = self._io.read_bytes(self.len_payload)
+                _io__raw__m_records = KaitaiStream(BytesIO(self._raw__m_records))
+                self._m_records = HudiLog.DeleteRecordList(_io__raw__m_records, self, self._root)
+                self._m_records._read()
             else:
                 pass
-                if len(self.payload) != self.len_payload:
-                    raise kaitaistruct.ConsistencyError(u"payload", self.len_payload, len(self.payload))
-            self._dirty = False
+                self._m_records = self._io.read_bytes(self.len_payload)
+            self._io.seek(_pos)
+            return getattr(self, '_m_records', None)
+
+        @records.setter
+        def records(self, v):
+            self._dirty = True
+            self._m_records = v
+
+        def _write_records(self):
+            self._should_write_records = False
+            _pos = self._io.pos()
+            self._io.seek(8)
+            _on = self.content_version
+            if _on == 1:
+                pass
+                _io__raw__m_records = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw__m_records)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw__m_records=_io__raw__m_records):
+                    self._raw__m_records = _io__raw__m_records.to_byte_array()
+                    if len(self._raw__m_records) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(records)", self.len_payload, len(self._raw__m_records))
+                    parent.write_bytes(self._raw__m_records)
+                _io__raw__m_records.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_records._write__seq(_io__raw__m_records)
+            elif _on == 2:
+                pass
+                _io__raw__m_records = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw__m_records)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw__m_records=_io__raw__m_records):
+                    self._raw__m_records = _io__raw__m_records.to_byte_array()
+                    if len(self._raw__m_records) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(records)", self.len_payload, len(self._raw__m_records))
+                    parent.write_bytes(self._raw__m_records)
+                _io__raw__m_records.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_records._write__seq(_io__raw__m_records)
+            elif _on == 3:
+                pass
+                _io__raw__m_records = KaitaiStream(BytesIO(bytearray(self.len_payload)))
+                self._io.add_child_stream(_io__raw__m_records)
+                _pos2 = self._io.pos()
+                self._io.seek(self._io.pos() + (self.len_payload))
+                def handler(parent, _io__raw__m_records=_io__raw__m_records):
+                    self._raw__m_records = _io__raw__m_records.to_byte_array()
+                    if len(self._raw__m_records) != self.len_payload:
+                        raise kaitaistruct.ConsistencyError(u"raw(records)", self.len_payload, len(self._raw__m_records))
+                    parent.write_bytes(self._raw__m_records)
+                _io__raw__m_records.write_back_handler = KaitaiStream.WriteBackHandler(_pos2, handler)
+                self._m_records._write__seq(_io__raw__m_records)
+            else:
+                pass
+                self._io.write_bytes(self._m_records)
+            self._io.seek(_pos)
 
 
     class DeleteRecord(ReadWriteKaitaiStruct):

@@ -93,6 +93,12 @@ def is_uri(p) -> bool:
     return isinstance(p, RemotePath) or (isinstance(p, str) and "://" in p and not p.startswith("file://"))
 
 
+def full_path_text(p) -> str:
+    """A file's full path as Java's plans and metadata hold them: the URI of an object-store path, the absolute
+    path of a local one (a relative table path taken as given)."""
+    return str(p) if is_uri(p) else os.path.abspath(p)
+
+
 def as_path(p) -> AnyPath:
     """``p`` (str, Path or RemotePath) as a Path for local disk or a RemotePath for a URI."""
     if isinstance(p, (RemotePath, Path)):

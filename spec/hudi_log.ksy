@@ -41,25 +41,28 @@ seq:
 types:
   block:
     doc: |
-      One log block. On disk a format-version-1 block takes block_size + 14 bytes: the 6-byte
-      magic, the 8-byte block size, and block_size bytes that end with the reverse pointer.
-      A format-version-0 block takes block_size + 18: its content (block_size bytes, as Hudi's
-      reader takes it) follows the 4-byte version. Readers also check that the fields between
-      the block size and the reverse pointer add up to block_size (Hudi finds the reverse
-      pointer block_size bytes after the size field); this grammar checks the two ends agree.
+      One log block. On disk a format-version-1 block takes len_block + 14 bytes: the 6-byte
+      magic, the 8-byte block size (Hudi's blockSize, here `len_block`), and len_block bytes
+      that end with the reverse pointer. A format-version-0 block takes len_block + 18: its
+      content (len_block bytes, as Hudi's reader takes it) follows the 4-byte version. Readers
+      also check that the fields between the block size and the reverse pointer add up to
+      len_block (Hudi finds the reverse pointer len_block bytes after the size field); this
+      grammar checks the two ends agree. Lengths are named `len_*` as Kaitai's style guide
+      asks; Hudi's own names are kept in `-orig-id`.
     doc-ref: https://github.com/apache/hudi/blob/release-1.0.2/hudi-hadoop-common/src/main/java/org/apache/hudi/common/table/log/HoodieLogFormatWriter.java
     -webide-representation: '{block_type} @ {instant_time} ({num_records:dec} records)'
     seq:
       - id: magic
         contents: '#HUDI#'
         doc: Block magic, 6 bytes of ASCII `#HUDI#` (HoodieLogFormat.MAGIC).
-      - id: block_size
+      - id: len_block
+        -orig-id: blockSize
         type: s8
         valid:
           min: 0
           max: 2147483647
         doc: |
-          Number of bytes that follow this field up to and including the reverse pointer:
+          The block size: number of bytes that follow this field up to and including the reverse pointer:
           4 (format version) + 4 (block type) + header + 8 (content length) + content + footer
           + 8 (reverse pointer). Written as a Java int, so at most 2^31 - 1 (checked: a larger
           value would be read imprecisely by JavaScript engines, which hold numbers as doubles).
@@ -80,25 +83,28 @@ types:
         type: metadata_map
         if: format_version != 0
         doc: Header metadata map (instant time, schema, rollback target ...).
-      - id: content_length
+      - id: len_content
+        -orig-id: contentLength
         type: s8
         valid:
           min: 0
           max: 2147483647
         if: format_version != 0
-        doc: Length of the content that follows, in bytes; a Java int written as 8 bytes, so at most 2^31 - 1.
+        doc: |
+          The content length: bytes of the content that follows; a Java int written as 8 bytes, so
+          at most 2^31 - 1.
       - id: content
-        size: content_length
+        size: len_content
         type: block_content
         if: format_version != 0
         doc: |
-          The block's payload, content_length bytes, laid out by block type (its `body`, parsed
+          The block's payload, len_content bytes, laid out by block type (its `body`, parsed
           only when asked for). Command blocks have none: their command is in the header.
       - id: legacy_content
-        size: block_size
+        size: len_legacy_content
         if: format_version == 0
         doc: |
-          Format version 0: the content, block_size bytes (as Hudi's reader takes it), raw: that
+          Format version 0: the content, len_block bytes (as Hudi's reader takes it), raw: that
           layout has no block type.
       - id: footer
         type: metadata_map
@@ -107,12 +113,17 @@ types:
       - id: reverse_pointer
         type: s8
         valid:
-          expr: _ == block_size + 6
+          expr: _ == len_block + 6
         if: format_version != 0
         doc: |
           Bytes from the first byte of the magic up to (not including) this field, i.e.
-          block_size + 6. Lets a reader jump from the end of a block back to its magic.
+          len_block + 6. Lets a reader jump from the end of a block back to its magic.
     instances:
+      len_legacy_content:
+        value: len_block
+        doc: |
+          Format version 0 has no content length: Hudi's reader takes the block size as the
+          content's length (contentLength = blockSize when the version is 0).
       instant_time:
         value: 'format_version != 0 ? header.instant_time : ""'
         doc: The INSTANT_TIME header value ("" when absent).
@@ -277,6 +288,14 @@ types:
         doc: Length of the payload, in bytes (4 bytes, not 8).
       - id: payload
         size: len_payload
+        doc: |
+          The deleted keys, len_payload bytes, as bytes; `records` lays them out. Version 3: Avro
+          HoodieDeleteRecordList. Versions 1 and 2 (Hudi before 0.14): a Kryo-serialized Java
+          HoodieKey[] / DeleteRecord[].
+    instances:
+      records:
+        pos: 8  # after content_version and len_payload (4 bytes each): where `payload` starts
+        size: len_payload
         type:
           switch-on: content_version
           cases:
@@ -284,8 +303,9 @@ types:
             2: kryo_object_array
             3: delete_record_list
         doc: |
-          The deleted keys, len_payload bytes. Version 3: Avro HoodieDeleteRecordList. Versions 1
-          and 2 (Hudi before 0.14): a Kryo-serialized Java HoodieKey[] / DeleteRecord[].
+          The payload laid out by content version, parsed only when asked for: a delete block
+          shows its size at once and its records one click further (the Kaitai Web IDE opens and
+          expands a block of 250,000 deletes in a small heap; `hudi-log view` pages through them).
 
   kryo_object_array:
     doc: |

@@ -5,9 +5,10 @@ construct of the same name, with the same field ids, so the two can be compared 
 (tests/test_construct_grammar.py does so on the corpus and on random blocks). Where the .ksy is
 lenient this module is lenient in the same way; see the notes at the end of the module.
 
-Building: every length and count (block_size, content_length, reverse_pointer, num_entries,
+Building: every length and count (len_block, len_content, reverse_pointer, num_entries,
 len_value, num_records, len_datum, len_payload, Avro array counts and byte sizes, Avro
-length prefixes) is recomputed from the data, so a caller only supplies the data fields.
+length prefixes) is recomputed from the data, so a caller only supplies the data fields (a delete
+content's `records`: its `payload` bytes are built from them).
 
 Avro varints (`avro_long`) parse to their decoded value and build canonically (shortest form).
 Parsing accepts non-canonical varints, as the .ksy does; such input would not rebuild to the same
@@ -52,12 +53,14 @@ from construct import (
     StringEncoded,
     StringError,
     Struct,
+    Subconstruct,
     Switch,
     Terminated,
     VarInt,
     ValidationError,
     len_,
     stream_read,
+    stream_seek,
     stream_size,
     stream_tell,
     stream_write,
@@ -115,7 +118,7 @@ def _enum(subcon, mapping):
     return Enum(OneOf(subcon, sorted(mapping.values())), **mapping)
 
 
-#: `valid: max:` of every length a Java int carries (block_size, content_length, Avro lengths)
+#: `valid: max:` of every length a Java int carries (len_block, len_content, Avro lengths)
 JAVA_INT_MAX = 2**31 - 1
 
 
@@ -139,13 +142,18 @@ def _only_if(cond, subcon):
 def _built_len(subcon, obj, context):
     """Byte length of `obj` built with `subcon` in the current context.
 
-    Lengths that precede their data (block_size, content_length, len_payload, len_items) are
+    Lengths that precede their data (len_block, len_content, len_payload, len_items) are
     measured by building the data once more; building in the caller's context lets Switch keys
     such as the block type resolve as they will in the real build.
     """
+    return len(_built(subcon, obj, context))
+
+
+def _built(subcon, obj, context) -> bytes:
+    """`obj` built with `subcon` in the current context (see _built_len)."""
     stream = io.BytesIO()
-    subcon._build(obj, stream, context, "(measuring a length)")
-    return len(stream.getvalue())
+    subcon._build(obj, stream, context, "(building a part)")
+    return stream.getvalue()
 
 
 # --- primitives that construct lacks --------------------------------------------------------------
@@ -210,6 +218,24 @@ class AllButLast(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("size depends on the enclosing stream", path=path)
+
+
+class Lookahead(Subconstruct):
+    """The .ksy's parse instance at the current position: parsed without moving past it (unlike
+    construct's Peek, a parse error is raised, not turned into None); builds nothing."""
+
+    def _parse(self, stream, context, path):
+        at = stream_tell(stream, path)
+        try:
+            return self.subcon._parsereport(stream, context, path)
+        finally:
+            stream_seek(stream, at, 0, path)
+
+    def _build(self, obj, stream, context, path):
+        return obj
+
+    def _sizeof(self, context, path):
+        return 0
 
 
 # --- metadata maps (header and footer) ----------------------------------------------------------
@@ -389,8 +415,12 @@ _delete_payload = Switch(
 
 delete_content = Struct(
     "content_version" / OneOf(Int32sb, [1, 2, 3]),
-    "len_payload" / Rebuild(_non_negative(Int32sb), lambda this: _built_len(_delete_payload, this.payload, this)),
-    "payload" / FixedSized(this.len_payload, _delete_payload),
+    "len_payload" / Rebuild(_non_negative(Int32sb), lambda this: _built_len(_delete_payload, this.records, this)),
+    # the .ksy's `records` instance: the payload laid out, parsed on demand there (so the Web IDE and
+    # `hudi-log view` show a big delete block at once) and here at once, without moving past it;
+    # placed before `payload`, whose bytes are built from it
+    "records" / Lookahead(FixedSized(this.len_payload, _delete_payload)),
+    "payload" / Rebuild(Bytes(this.len_payload), lambda this: _built(_delete_payload, this.records, this)),
 )
 
 # --- embedded files ------------------------------------------------------------------------------
@@ -437,14 +467,14 @@ _content_body = Switch(
 )
 
 MAGIC = b"#HUDI#"
-# fixed fields that block_size counts besides header, content and footer (format version 1):
-# format_version, block_type, content_length, reverse_pointer
+# fixed fields that len_block counts besides header, content and footer (format version 1):
+# format_version, block_type, len_content, reverse_pointer
 _V1_FIXED = Int32sb.sizeof() + Int32sb.sizeof() + Int64sb.sizeof() + Int64sb.sizeof()
 
 
-def _block_size(this):
+def _len_block(this):
     if this.format_version == 0:
-        return len(this.legacy_content)  # version 0: block_size is the content length (Hudi's reader reads it so)
+        return len(this.legacy_content)  # version 0: the block size is the content length (Hudi's reader reads it so)
     content = _built_len(_content_body, this.content, this)
     return _V1_FIXED + _built_len(metadata_map, this.header, this) + content + _built_len(metadata_map, this.footer, this)
 
@@ -460,22 +490,23 @@ def _v1_only(subcon):
 
 block = Struct(
     "magic" / Const(MAGIC),
-    "block_size" / Rebuild(_java_int_length(Int64sb), _block_size),
+    "len_block" / Rebuild(_java_int_length(Int64sb), _len_block),
     "format_version" / OneOf(Int32sb, [0, 1]),
     "block_type" / _v1_only(_enum(Int32sb, BLOCK_TYPE)),
     "header" / _v1_only(metadata_map),
-    "content_length" / _v1_only(Rebuild(_java_int_length(Int64sb), lambda this: _built_len(_content_body, this.content, this))),
+    "len_content" / _v1_only(Rebuild(_java_int_length(Int64sb), lambda this: _built_len(_content_body, this.content, this))),
     # the .ksy parses this lazily, as the `body` instance of its `block_content` (for the Web IDE);
     # parsed here at once, it is the same bytes and fields (tests compare `content.body` with it)
-    "content" / _v1_only(FixedSized(this.content_length, _content_body)),
-    "legacy_content" / _only_if(lambda this: this.format_version == 0, Bytes(this.block_size)),
+    "content" / _v1_only(FixedSized(this.len_content, _content_body)),
+    # the .ksy sizes it by its `len_legacy_content` instance, which is len_block
+    "legacy_content" / _only_if(lambda this: this.format_version == 0, Bytes(this.len_block)),
     "footer" / _v1_only(metadata_map),
     # bytes from the magic up to this field; lets a reader walk the file backwards
     "reverse_pointer"
     / _v1_only(
         Rebuild(
-            ExprValidator(Int64sb, lambda obj, ctx: obj == ctx.block_size + len(MAGIC)),
-            this.block_size + len(MAGIC),
+            ExprValidator(Int64sb, lambda obj, ctx: obj == ctx.len_block + len(MAGIC)),
+            this.len_block + len(MAGIC),
         ),
     ),
 )
@@ -488,7 +519,7 @@ log_file = Struct(
 )
 
 # Notes where this follows the .ksy although the format may deserve stricter rules:
-# - block_size is only tied to the rest by reverse_pointer == block_size + 6; nothing checks that
+# - len_block is only tied to the rest by reverse_pointer == len_block + 6; nothing checks that
 #   it equals the bytes actually read (it is rebuilt on build).
 # - a content type, or the delete payload, need not use up its sized region; leftover bytes are
 #   dropped on parse (and not rebuilt).

@@ -4,6 +4,7 @@ command runs end to end on a tiny size."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -101,16 +102,37 @@ def test_scale_bench_reports_per_file_group_costs():
 
 @pytest.mark.slow
 def test_stream_bench_reports_both_sinks():
-    """tools/bench/stream.py at 3 micro-batches of 500 rows: throughput and latency of Spark's Parquet sink
-    and of the hudi_log sink, and their ratios (the table is checked to hold every key once inside it)."""
+    """tools/bench/stream.py at 3 micro-batches of 500 rows: throughput and latency of Spark's Parquet sink,
+    of the hudi_log sink and of the Python data source API's floor, and the ratios (the table is checked to
+    hold every key once inside it)."""
     pytest.importorskip("pyspark", reason="pyspark is not installed (tools/setup.sh installs it)")
     proc = subprocess.run([sys.executable, "tools/bench/stream.py", "--batch-rows", "500", "--batches", "3"],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
-    for sink in ("parquet", "hudi_log"):
-        assert re.search(rf"^  {sink}\s+[\d,]+ rows/s\s+latency median\s+\d+\.\d+s", out, re.M), out
-    assert re.search(r"hudi_log / parquet: throughput \d+\.\d+, median latency \d+\.\d+", out), out
+    for sink in ("parquet", "hudi_log", "floor"):
+        assert re.search(rf"^  {sink}\s+[\d,]+ rows/s\s+\(steady\s+[\d,]+ rows/s\)\s+latency median\s+\d+\.\d+s",
+                         out, re.M), out
+    for peer in ("parquet", "floor"):
+        assert re.search(rf"hudi_log / {peer}: throughput \d+\.\d+, steady throughput \d+\.\d+, median latency "
+                         r"\d+\.\d+", out), out
+
+
+@pytest.mark.slow
+def test_view_bench_reports_the_open_time_and_the_web_ides():
+    """tools/bench/view.py on small delete blocks: the command's and the page's times against the 3 s goal
+    (the page is checked to have rendered its first page of records inside the bench), and the Web IDE's."""
+    from hudi_log.cli.chromium import chromium_path
+
+    if chromium_path() is None or shutil.which("node") is None:
+        pytest.skip("needs Chromium and node (tools/setup.sh installs them)")
+    proc = subprocess.run([sys.executable, "-m", "tools.bench.view", "--keys", "2000", "--webide-keys", "3000",
+                           "--repeat", "1"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"view of 4,000 deletes .*hudi-log view \d+\.\d+ s .*page open \d+\.\d+ s .*"
+                     r"total / 3 s goal = \d+\.\d+", proc.stdout), proc.stdout
+    assert re.search(r"3,000-key delete block: opened and expanded in \d+ ms, [\d.]+ MB heap; its records "
+                     r"\(one click more\): [\d.]+ s", proc.stdout), proc.stdout
 
 
 @pytest.mark.slow

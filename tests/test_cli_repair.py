@@ -111,8 +111,9 @@ def test_compaction_repair_puts_back_what_a_half_unschedule_renamed(mor6):
     assert c is not None
     t = read_table(mor6).select(COLUMNS)
     sf = t.filter(pc.equal(t.column("city"), "san_francisco")).slice(0, 1)
+    # no metadata table: the renames below are made by hand, behind a listing's back
     write_table(mor6, sf.set_column(4, "fare", pa.array([7.0])).set_column(0, "ts", pc.add(sf.column("ts"), 5)),
-                "upsert", {})
+                "upsert", {"hoodie.metadata.enable": "false"})
     folder = mor6 / "city=san_francisco"
     after, = [p for p in folder.iterdir() if p.name.startswith(".") and f"_{c}.log." in p.name]
     expected = _ours(mor6)

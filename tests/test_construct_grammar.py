@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kaitaistruct import KaitaiStream, ReadWriteKaitaiStruct
 
+from hudi_log.format import grammar
 from hudi_log_generated.hudi_log import HudiLog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,8 +86,9 @@ def _norm_content_c(kind, c):
         return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_c(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
-        return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
+        payload = _norm_delete_blocks_c(c.records.array_blocks) if c.content_version == 3 else _norm_kryo(c.records)
+        return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload,
+                "payload_bytes": bytes(c.payload)}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
     if kind == "hfile_data_block":
@@ -107,11 +109,11 @@ def norm_block_c(b, offset=None):
     kind = str(b.block_type) if v1 else None
     return {
         "offset": offset,
-        "block_size": b.block_size,
+        "len_block": b.len_block,
         "format_version": b.format_version,
         "block_type": kind,
         "header": _norm_map_c(b.header) if v1 else None,
-        "content_length": b.content_length,
+        "len_content": b.len_content,
         "content": _norm_content_c(kind, b.content if v1 else b.legacy_content),
         "footer": _norm_map_c(b.footer) if v1 else None,
         "reverse_pointer": b.reverse_pointer,
@@ -169,8 +171,9 @@ def _norm_content_k(kind, c):
         return {"kind": "avro", "content_version": c.content_version, "record_count": c.num_records,
                 "records": [r.datum for r in c.records]}
     if kind == "delete_block":
-        payload = _norm_delete_blocks_k(c.payload.array_blocks) if c.content_version == 3 else _norm_kryo(c.payload)
-        return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload}
+        payload = _norm_delete_blocks_k(c.records.array_blocks) if c.content_version == 3 else _norm_kryo(c.records)
+        return {"kind": "delete", "content_version": c.content_version, "len_payload": c.len_payload, "payload": payload,
+                "payload_bytes": bytes(c.payload)}
     if kind == "parquet_data_block":
         return {"kind": "parquet", "body": c.body, "len_footer": c.len_footer}
     if kind == "hfile_data_block":
@@ -187,11 +190,11 @@ def norm_block_k(b, offset=None):
     kind = b.block_type.name if v1 else None
     return {
         "offset": offset,
-        "block_size": b.block_size,
+        "len_block": b.len_block,
         "format_version": b.format_version,
         "block_type": kind,
         "header": _norm_map_k(b.header) if v1 else None,
-        "content_length": b.content_length if v1 else None,
+        "len_content": b.len_content if v1 else None,
         "content": _norm_content_k(kind, b.content.body if v1 else b.legacy_content),
         "footer": _norm_map_k(b.footer) if v1 else None,
         "reverse_pointer": b.reverse_pointer if v1 else None,
@@ -361,7 +364,7 @@ v0_blocks = st.builds(
 )
 log_specs = st.lists(st.integers(0, 3).flatmap(lambda i: v0_blocks if i == 3 else v1_blocks), max_size=3)
 
-_DERIVED = ("offset", "block_size", "content_length", "reverse_pointer")
+_DERIVED = ("offset", "len_block", "len_content", "reverse_pointer")
 
 
 def strip_derived(norm_blocks):
@@ -383,6 +386,7 @@ def strip_derived(norm_blocks):
         c = dict(b["content"])
         c.pop("record_count", None)
         c.pop("len_payload", None)
+        c.pop("payload_bytes", None)
         if c["kind"] == "delete" and c["content_version"] == 3:
             c["payload"] = arr(c["payload"], lambda r: dict(r, ordering_value=ordering(r["ordering_value"])))
         b["content"] = c
@@ -426,7 +430,7 @@ def _c_content(c):
         else:
             payload = {"class_tag": 1, "class_name_id": 0, "class_name": payload["class_name"], "reference": 1,
                        "num_elements_plus_one": payload["num_elements"] + 1, "elements": payload["elements"]}
-        return {"content_version": c["content_version"], "payload": payload}
+        return {"content_version": c["content_version"], "records": payload}
     if c["kind"] == "parquet":
         return {"body": c["body"], "len_footer": c["len_footer"]}
     if c["kind"] == "hfile":
@@ -570,10 +574,13 @@ class _K:
         if c["kind"] == "delete":
             o = self.new(HudiLog.DeleteContent, parent, content_version=c["content_version"])
             if c["content_version"] == 3:
-                o.payload, n = self.array(c["payload"], HudiLog.DeleteRecordList, HudiLog.DeleteRecordArrayBlock,
-                                          self.delete_record, o)
+                records, n = self.array(c["payload"], HudiLog.DeleteRecordList, HudiLog.DeleteRecordArrayBlock,
+                                        self.delete_record, o)
             else:
-                o.payload, n = self.kryo_array(c["payload"], o)
+                records, n = self.kryo_array(c["payload"], o)
+            # the payload is bytes in the seq; its layout, the `records` instance, serialized on its own
+            o.payload = grammar.write(records, n)
+            o.records, o.records__enabled = records, False
             o.len_payload = n
             return o, 8 + n
         if c["kind"] == "parquet":
@@ -599,7 +606,7 @@ class _K:
         b = self.new(HudiLog.Block, self.root, magic=b"#HUDI#", format_version=spec["format_version"])
         if spec["format_version"] == 0:
             b.legacy_content, content_size = self.content(spec["content"], b)
-            b.block_size = content_size
+            b.len_block = content_size
             return b, 6 + 8 + 4 + content_size
         b.block_type = HudiLog.BlockType[spec["block_type"]]
         # the content's layout is the .ksy's lazily parsed `body` instance; the serializer writes it
@@ -608,10 +615,10 @@ class _K:
         b.content.num_records__enabled = False  # the body's count, not written twice
         b.header, h = self.metadata_map(spec["header"], b)
         b.footer, f = self.metadata_map(spec["footer"], b)
-        b.content_length = content_size
-        b.block_size = 4 + 4 + h + 8 + content_size + f + 8
-        b.reverse_pointer = b.block_size + 6
-        return b, 6 + 8 + b.block_size
+        b.len_content = content_size
+        b.len_block = 4 + 4 + h + 8 + content_size + f + 8
+        b.reverse_pointer = b.len_block + 6
+        return b, 6 + 8 + b.len_block
 
 
 def _check_all(obj):
@@ -759,9 +766,9 @@ def test_lengths_are_rebuilt_from_the_data():
     parsed = C.log_file.parse(VALID)
     b = parsed.blocks[0]
     b.header.entries[0].value = "20250126040823628-and-more-ü".encode("utf-8")
-    b.block_size = b.content_length = b.reverse_pointer = b.header.num_entries = 0  # stale; ignored
+    b.len_block = b.len_content = b.reverse_pointer = b.header.num_entries = 0  # stale; ignored
     out = C.log_file.build(parsed)
     again = C.log_file.parse(out).blocks[0]
     assert again.header.entries[0].text == "20250126040823628-and-more-ü"
-    assert again.block_size == len(out) - 14 and again.reverse_pointer == len(out) - 8
+    assert again.len_block == len(out) - 14 and again.reverse_pointer == len(out) - 8
     assert kaitai_blocks(out) == construct_blocks(out)

@@ -371,7 +371,7 @@ def test_truncation_at_every_byte_offset(real_files, name):
 
 def _framing_fields(b: LogBlock) -> list[tuple[str, int, int]]:
     o = b.offset
-    f = [("magic", o, 6), ("block_size", o + 6, 8), ("format_version", o + 14, 4), ("block_type", o + 18, 4),
+    f = [("magic", o, 6), ("len_block", o + 6, 8), ("format_version", o + 14, 4), ("block_type", o + 18, 4),
          ("header.num_entries", o + 22, 4)]
     pos = o + 26
     for _k, v in b.header_entries:
@@ -380,12 +380,12 @@ def _framing_fields(b: LogBlock) -> list[tuple[str, int, int]]:
         pos += 8 + n
     assert pos + 8 == b.content_offset
     end = b.offset + b.length
-    f += [("content_length", pos, 8), ("footer", b.content_offset + b.content_length, end - 8 - b.content_offset - b.content_length),
+    f += [("len_content", pos, 8), ("footer", b.content_offset + b.content_length, end - 8 - b.content_offset - b.content_length),
           ("reverse_pointer", end - 8, 8)]
     return f
 
 
-MUST_BE_DAMAGED = {"block_size", "format_version", "header.num_entries", "header.len_value", "content_length",
+MUST_BE_DAMAGED = {"len_block", "format_version", "header.num_entries", "header.len_value", "len_content",
                    "footer", "reverse_pointer"}
 
 

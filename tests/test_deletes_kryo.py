@@ -193,9 +193,9 @@ def test_payloads_written_by_kryo_decode(tmp_path):
     for name, payload in got.items():
         version = 1 if name.startswith("v1") else 2
         parsed = grammar.parse(grammar.HudiLog.DeleteContent, grammar.delete_content(version, payload))
-        assert parsed.payload.class_name + ";" == (KEY_ARRAY_CLASS if version == 1 else DELETE_RECORD_ARRAY_CLASS)
+        assert parsed.records.class_name + ";" == (KEY_ARRAY_CLASS if version == 1 else DELETE_RECORD_ARRAY_CLASS)
         expected = 1 if name == "v2-decimal" else len(decode_kryo_delete_payload(version, payload))
-        assert parsed.payload.num_elements == expected
+        assert parsed.records.num_elements == expected
 
 
 # ---- CORRUPT_BLOCK is only ever reported --------------------------------------------------------

@@ -50,12 +50,12 @@ def _kaitai_frames(data: bytes):
         return None
     out, offset = [], 0
     for b in root.blocks:
-        length = b.block_size + grammar.FRAME_PREFIX
+        length = b.len_block + grammar.FRAME_PREFIX
         if b.format_version == 0 or b.block_type == BlockType.corrupt_block:
             return "outside the fast path"
         header_size = 4 + sum(8 + len(e.value) for e in b.header.entries)
         content_offset = offset + 6 + 8 + 4 + 4 + header_size + 8
-        out.append(Frame(offset, length, int(b.block_type), content_offset, b.content_length))
+        out.append(Frame(offset, length, int(b.block_type), content_offset, b.len_content))
         offset += length
     return out
 

@@ -64,12 +64,12 @@ def test_lazy_reader_equals_full_generated_parse(corpus_log_files):
         offset = 0
         for k, b in zip(full.blocks, lazy):
             assert b.offset == offset
-            assert b.length == k.block_size + grammar.FRAME_PREFIX
+            assert b.length == k.len_block + grammar.FRAME_PREFIX
             assert b.format_version == k.format_version
             assert b.block_type == k.block_type
             assert b.header_entries == grammar.map_entries(k.header)
             assert b.footer_entries == grammar.map_entries(k.footer)
-            assert b.content_length == k.content_length
+            assert b.content_length == k.len_content
             assert b.instant_time == (k.instant_time or None)
             if b.block_type in grammar.RECORD_BLOCK_TYPES:
                 assert b.record_count == k.num_records
@@ -125,6 +125,27 @@ def test_generated_is_fresh():
     _need_node()
     r = subprocess.run([NODE, "tools/regen/regen.js", "--check"], cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_compiler_warnings_fail_regeneration(tmp_path):
+    """The npm compiler drops the warnings the official one prints; regen.js keeps them and fails on any
+    (so spec/hudi_log.ksy, which test_generated_is_fresh regenerates, builds with none): a size named
+    against Kaitai's `len_*` style is refused, the same grammar with the style's name is not."""
+    _need_node()
+
+    def compile_(size_field: str):
+        ksy = tmp_path / f"{size_field}.ksy"
+        ksy.write_text("meta:\n  id: probe\nseq:\n"
+                       f"  - id: {size_field}\n    type: u1\n  - id: body\n    size: {size_field}\n")
+        return subprocess.run([NODE, "tools/regen/regen.js", "--lang", "python", "--out", str(tmp_path / size_field),
+                               "--spec", str(ksy)], cwd=REPO, capture_output=True, text=True)
+
+    bad = compile_("body_length")
+    assert bad.returncode == 1 and "use `len_body` instead of `body_length`" in bad.stderr, bad.stderr
+    assert not (tmp_path / "body_length").exists()
+    good = compile_("len_body")
+    assert good.returncode == 0, good.stderr
+    assert (tmp_path / "len_body" / "probe.py").is_file()
 
 
 # the JavaScript codec against the Python one: tests/test_grammar_js.py
@@ -193,7 +214,7 @@ def test_cut_short_is_a_typed_error_naming_offset_and_field(tmp_path):
     p.write_bytes(data[:-5])
     with pytest.raises(hudi_log.TruncatedLogError) as e:
         list(hudi_log.open_log(p, strict=True))
-    assert e.value.field == "block_size" and e.value.offset == 6 and str(p) in str(e.value)
+    assert e.value.field == "len_block" and e.value.offset == 6 and str(p) in str(e.value)
     p.write_bytes(data[:10])
     with pytest.raises(hudi_log.TruncatedLogError) as e:
         list(hudi_log.open_log(p, strict=True))

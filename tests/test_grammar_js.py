@@ -275,14 +275,17 @@ def test_hand_made_edge_cases_alike_in_both_engines(tmp_path):
     # the accepted ones really are there (a test that rejects everything proves nothing)
     assert counts["parsed"] >= 9 and counts["rejected"] >= 8, counts
     deletes = python_tree(cases["deletes at Long.MIN/MAX and around 2^53"])["tree"]
-    values = [item["ordering_value"]["value"]["value"] for item in deletes["blocks"][0]["content"]["body"]["payload"]
+    values = [item["ordering_value"]["value"]["value"] for item in deletes["blocks"][0]["content"]["body"]["records"]
               ["array_blocks"][0]["items"][:4]]
     assert values == [LONG_MIN, LONG_MAX, LONG_MIN + 1, LONG_MAX - 1]
     for name in ("block size 2^31", "block size 2^32 + its real size", "content length 2^31"):
         assert "error" in python_tree(cases[name]), name
-    # a content that breaks the grammar is refused where it is parsed: at the block's lazy `body`
+    # a content that breaks the grammar is refused where it is parsed: a delete payload at its lazy
+    # `records` (the block, its content and the payload's bytes are there)
     body = python_tree(cases["varint of 11 bytes"])["tree"]["blocks"][0]["content"]["body"]
-    assert body["error"] == "grammar" and body["src_path"] == "/types/avro_long/seq/0", body
+    assert body["content_version"] == 3 and body["payload"] is not None, body
+    records = body["records"]
+    assert records["error"] == "grammar" and records["src_path"] == "/types/avro_long/seq/0", records
 
 
 def test_fuzzed_inputs_alike_in_both_engines(corpus_log_files, tmp_path):
@@ -304,9 +307,9 @@ def test_reader_agrees_with_the_grammar_on_the_edge_cases():
             # the grammar keeps the bytes; the reader refuses a value it could not write back
             assert grammar_ok and not reader_ok, name
         elif name.startswith("varint"):
-            # both frame the block and read the content on demand: both refuse it there
+            # both frame the block and read the payload's records on demand: both refuse it there
             assert grammar_ok and reader_ok, name
-            assert python_tree(data)["tree"]["blocks"][0]["content"]["body"]["error"] == "grammar", name
+            assert python_tree(data)["tree"]["blocks"][0]["content"]["body"]["records"]["error"] == "grammar", name
             with pytest.raises(hudi_log.ContentError):
                 blocks[0].deletes()
         else:

@@ -278,7 +278,13 @@ def test_executor_lookup_finds_what_the_driver_index_finds(corpus_tables, tmp_pa
 def test_unsupported_index_types_are_refused_by_name(tmp_path):
     from hudi_log.table.write.key_lookup import IndexTypeError
 
-    for kind in ("GLOBAL_BLOOM", "BUCKET", "RECORD_INDEX"):
+    for kind in ("GLOBAL_BLOOM", "BUCKET", "PARTITIONED_RECORD_INDEX"):
         with pytest.raises(IndexTypeError, match=f"hoodie.index.type={kind} is not supported"):
             write_table(tmp_path / "t", _rows(["a"], 1), "upsert", {**_opts("MERGE_ON_READ"), "hoodie.index.type": kind})
+    assert not (tmp_path / "t").exists()
+    # the record index is taken, and refused by name where the table has none
+    from hudi_log.table.metadata.record_index import RecordIndexError
+
+    with pytest.raises(RecordIndexError, match="the table has no record index"):
+        write_table(tmp_path / "t", _rows(["a"], 1), "upsert", {**_opts("MERGE_ON_READ"), "hoodie.index.type": "RECORD_INDEX"})
     assert not (tmp_path / "t").exists()

@@ -26,7 +26,9 @@ SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()
 def opts(version: int) -> dict:
     o = {"hoodie.table.name": "d", "hoodie.datasource.write.recordkey.field": "id",
          "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.table.type": "MERGE_ON_READ",
-         "hoodie.write.table.version": str(version)}
+         "hoodie.write.table.version": str(version),
+         # blocks are planted into the data logs by hand below, which a metadata table's listing would not know
+         "hoodie.metadata.enable": "false"}
     if version == 6:  # Hudi 0.x's event-time payload
         o["hoodie.datasource.write.payload.class"] = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
     return o

@@ -214,12 +214,41 @@ def test_view_in_chromium_corpus_and_damaged(corpus_dir, logs, tmp_path):
                 assert any(e.damage_reason[:60] in c for c in cells)
     # file 0, block 2 (content damaged) selected: its fields by grammar name, the codec's own error shown
     detail = dom.split('id="file-0"')[1].split('<section')[0].split('class="detail"')[1]
-    for field in ("magic", "block_size", "format_version", "block_type", "header", "content_length", "content",
+    for field in ("magic", "len_block", "format_version", "block_type", "header", "len_content", "content",
                   "content_version", "num_records"):
         assert f'data-field="{field}"' in detail, field
     assert 'class="field on" data-field="header"' in detail  # the field named in the URL is highlighted
     assert "The grammar stops here" in detail
     assert re.search(r'<span class="b hl" data-o="\d+">', detail)
+
+
+@pytest.mark.slow
+@need_chromium
+def test_view_pages_through_a_delete_blocks_records(tmp_path):
+    """A delete block's records are parsed and listed a page (100) at a time, by the grammar's types; the
+    URL can name a page (#block=B&records=N); the last page says so."""
+    from hudi_log.format.content.deletes import DeleteRecord
+    from hudi_log.format.framing import framed_delete_block
+
+    log = tmp_path / ".d-0_1.log.1_0-1-0"
+    records = [DeleteRecord.of(f"key-{i:05d}", f"p{i % 3}", i) for i in range(250)]
+    log.write_bytes(framed_delete_block({"INSTANT_TIME": "20260101000000000"}, records).to_bytes())
+    page = tmp_path / "v.html"
+    assert run("view", str(log), "-o", str(page)).exit_code == 0
+
+    def shown(fragment: str) -> tuple[list[int], str]:
+        dom = dump_dom(str(page), fragment=fragment)
+        assert 'data-rendered="yes"' in dom and re.search(r'data-render-ms="\d+"', dom)
+        items = [int(i) for i in re.findall(r'data-field="records\.array_blocks\[0\]\.items\[(\d+)\]"', dom)]
+        return items, re.sub(r"<[^>]+>", " ", dom.split('class="pages"')[1].split("</p>")[0])
+
+    items, pages = shown("")
+    assert items == list(range(100)) and "delete records 0-99" in pages
+    items, pages = shown("block=0&records=3")
+    assert items == list(range(200, 250)) and "delete records 200-249" in pages
+    dom = dump_dom(str(page), fragment="block=0&records=3")
+    assert re.search(r'<button type="button" class="next-page" disabled', dom)  # nothing after the last page
+    assert '"key-00249"' in dom and '"key-00199"' not in dom  # only the page asked for is parsed and listed
 
 
 @pytest.mark.slow

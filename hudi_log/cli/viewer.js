@@ -10,6 +10,7 @@
   const HEX_WINDOW = 4096; // bytes shown in the hex view at once
   const MAX_FIELDS = 3000; // field rows listed per block
   const EAGER_BYTES = 8 << 20; // blocks up to this size are parsed on load, bigger ones on click
+  const PAGE_RECORDS = 100; // delete records parsed and listed at once (a page)
 
   const snake = (s) => s.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
   const fmt = (n) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US"));
@@ -102,7 +103,69 @@
     });
   }
 
-  function collectFields(obj, path, depth, rows) {
+  // ---- a delete payload's records, a page at a time ---------------------------------------------
+  // The grammar parses a delete content's `records` on demand, all at once; a block of 300,000 deletes
+  // would take seconds and a large heap. Here they are parsed by the grammar's own types a page at a
+  // time, in the layout `delete_record_list` gives them (Avro array blocks: a count, a byte size
+  // when the count is negative, that many `delete_record`s; a count of 0 ends the list), from the
+  // first record on: a page is reached by reading the ones before it, and each page's start is kept.
+  function recordPager(content) {
+    const payload = content.payload;
+    const io = new KaitaiStream(new DataView(payload.buffer, payload.byteOffset, payload.length));
+    // where each page starts: stream position, array block number, items left in that block, record number
+    const starts = [{ pos: 0, block: -1, left: 0, record: 0 }];
+    return { content, io, starts, page: 0, length: payload.length };
+  }
+
+  function readPage(pager, rows, depth) {
+    const io = pager.io;
+    const at = pager.starts[pager.page];
+    let { block, left, record } = at;
+    io.seek(at.pos);
+    const avroLong = (name) => {
+      const start = io.pos;
+      const v = new Codec.AvroLong(io, null, null);
+      v._read();
+      rows.push({ name, depth, range: [io.byteOffset + start, io.byteOffset + io.pos], value: String(v.value) });
+      return v.value;
+    };
+    let shown = 0;
+    let end = false;
+    try {
+      while (shown < PAGE_RECORDS) {
+        if (left === 0) {
+          if (io.isEof()) throw new Error("the payload ends before the array's closing count");
+          block += 1;
+          const count = avroLong(`records.array_blocks[${block}].num_items`);
+          if (count === 0) { end = true; break; }
+          if (Math.abs(count) > 2147483647) throw new Error(`array block count ${count} is out of range`);
+          if (count < 0) avroLong(`records.array_blocks[${block}].len_items`);
+          left = Math.abs(count);
+        }
+        const start = io.pos;
+        const item = new Codec.DeleteRecord(io, null, null);
+        const name = `records.array_blocks[${block}].items[${record}]`;
+        try {
+          item._read();
+        } catch (e) {
+          rows.push({ name, depth, range: [io.byteOffset + start, io.byteOffset + io.pos], value: "(" + (e.name || "error") + ")" });
+          throw e;
+        }
+        rows.push({ name, depth, range: [io.byteOffset + start, io.byteOffset + io.pos], value: valueText(item.recordKey.value, null) });
+        collectFields(item, "", depth + 1, rows);
+        left -= 1;
+        record += 1;
+        shown += 1;
+      }
+    } catch (e) {
+      rows.push({ name: "records", depth, range: null, value: `the grammar stops here: ${(e && (e.name || e.message)) || e}` });
+      end = true;
+    }
+    if (!end && pager.starts.length === pager.page + 1) pager.starts.push({ pos: io.pos, block, left, record });
+    return { first: at.record, last: record, end };
+  }
+
+  function collectFields(obj, path, depth, rows, pagers) {
     for (const key of Object.keys(obj._debug)) {
       if (key.startsWith("_m_")) continue;
       if (rows.length >= MAX_FIELDS) return;
@@ -118,20 +181,32 @@
           const r = d && d.end !== undefined ? [d.ioOffset + d.start, d.ioOffset + d.end] : null;
           if (isStruct(item)) {
             rows.push({ name: `${name}[${i}]`, depth: depth + 1, range: r, value: "" });
-            collectFields(item, "", depth + 2, rows);
+            collectFields(item, "", depth + 2, rows, pagers);
           } else {
             rows.push({ name: `${name}[${i}]`, depth: depth + 1, range: r, value: valueText(item, dbg) });
           }
         });
       } else if (isStruct(v)) {
         rows.push({ name, depth, range, value: "" });
-        collectFields(v, "", depth + 1, rows);
+        collectFields(v, "", depth + 1, rows, pagers);
       } else {
         rows.push({ name, depth, range, value: valueText(v, dbg) });
       }
     }
     for (const key of instanceNames(obj)) {
       if (rows.length >= MAX_FIELDS) return;
+      if (pagers && obj instanceof Codec.DeleteContent && key === "records" && obj.contentVersion === 3) {
+        // a version-3 payload's records: one page of them (see recordPager), not the whole list
+        const pager = pagers.records || (pagers.records = recordPager(obj));
+        const row = { name: path + "records", depth, range: null, value: "", instance: true, pager: true };
+        rows.push(row);
+        const shown = readPage(pager, rows, depth + 1);
+        pager.shown = shown;
+        row.value = shown.last > shown.first
+          ? `records ${fmt(shown.first)}-${fmt(shown.last - 1)} (page ${pager.page + 1}, ${PAGE_RECORDS} a page${shown.end ? ", the last" : ""})`
+          : "no records";
+        continue;
+      }
       let v;
       let failed = null;
       try {
@@ -146,7 +221,7 @@
         const dbg = obj._debug && obj._debug["_m_" + key];
         const range = dbg && dbg.end !== undefined ? [dbg.ioOffset + dbg.start, dbg.ioOffset + dbg.end] : null;
         rows.push({ name, depth, range, value: failed || "", instance: true });
-        collectFields(v, "", depth + 1, rows);
+        collectFields(v, "", depth + 1, rows, pagers);
         continue;
       }
       if (!failed && (v === undefined || Array.isArray(v))) continue;
@@ -175,7 +250,18 @@
     pane.innerHTML = lines.join("\n") + note;
   }
 
-  function showEntry(section, file, entry) {
+  // the page `page` (0-based) of a pager's records, reading the pages before it that were not read yet
+  function goToPage(pager, page) {
+    while (pager.starts.length <= page) {
+      pager.page = pager.starts.length - 1;
+      const before = pager.starts.length;
+      readPage(pager, [], 0);
+      if (pager.starts.length === before) break; // the records ended before that page
+    }
+    pager.page = Math.min(page, pager.starts.length - 1);
+  }
+
+  function showEntry(section, file, entry, recordsPage) {
     for (const r of section.querySelectorAll(".sel")) r.classList.remove("sel");
     for (const r of section.querySelectorAll(`[data-index="${entry.index}"]`)) r.classList.add("sel");
     const detail = section.querySelector(".detail");
@@ -189,14 +275,23 @@
       detail.append(el("p", { class: "damage-reason" }, `Damaged (${entry.damage_rule}, ${entry.damage_field}): ${entry.damage_reason}`));
     }
     const fields = el("table", { class: "fields" });
-    fields.append(el("tr", {}, el("th", {}, "field"), el("th", {}, "offset"), el("th", {}, "size"), el("th", {}, "value")));
+    const pagers = {};
+    const pageButtons = el("p", { class: "pages" });
     // a damaged span that starts with a magic is parsed too: the fields show where the grammar stops
     const magic = [35, 72, 85, 68, 73, 35].every((b, i) => file.bytes[lo + i] === b);
-    if (!entry.damaged || entry.block_type !== "CORRUPT_BLOCK" || magic) {
-      const p = parseBlock(file, entry);
-      if (p.error) detail.append(el("p", { class: "damage-reason" }, `The grammar stops here: ${p.error} (at byte ${fmt(p.end)})`));
+    const parsed = !entry.damaged || entry.block_type !== "CORRUPT_BLOCK" || magic ? parseBlock(file, entry) : null;
+    if (parsed && parsed.error) detail.append(el("p", { class: "damage-reason" }, `The grammar stops here: ${parsed.error} (at byte ${fmt(parsed.end)})`));
+    const renderFields = () => {
+      fields.innerHTML = "";
+      if (recordsPage && parsed && !pagers.records) {
+        // a page named in the URL (#...&records=N, 1-based): find the content's pager first
+        collectFields(parsed.block, "", 0, [], pagers);
+        if (pagers.records) goToPage(pagers.records, recordsPage - 1);
+      }
+      fields.append(el("tr", {}, el("th", {}, "field"), el("th", {}, "offset"), el("th", {}, "size"), el("th", {}, "value")));
+      if (!parsed) return;
       const rows = [];
-      collectFields(p.block, "", 0, rows);
+      collectFields(parsed.block, "", 0, rows, pagers);
       for (const r of rows) {
         const tr = el("tr", { class: "field" + (r.instance ? " instance" : ""), "data-field": r.name },
           el("td", { style: `padding-left:${0.4 + r.depth * 1.1}em` }, r.name),
@@ -213,7 +308,21 @@
         fields.append(tr);
       }
       if (rows.length >= MAX_FIELDS) fields.append(el("tr", {}, el("td", { colspan: "4" }, `… first ${MAX_FIELDS} fields shown`)));
-    }
+      pageButtons.innerHTML = "";
+      const pager = pagers.records;
+      if (pager) {
+        const go = (page) => { goToPage(pager, page); renderFields(); };
+        const prev = el("button", { type: "button", class: "prev-page" }, "◀ previous records");
+        const next = el("button", { type: "button", class: "next-page" }, "next records ▶");
+        prev.disabled = pager.page === 0;
+        next.disabled = pager.shown.end;
+        prev.addEventListener("click", () => go(pager.page - 1));
+        next.addEventListener("click", () => go(pager.page + 1));
+        pageButtons.append(prev, " ", next, ` delete records ${fmt(pager.shown.first)}-${fmt(pager.shown.last - 1)} of a ${fmt(pager.length)}-byte payload`);
+      }
+    };
+    renderFields();
+    if (pagers.records) detail.append(pageButtons);
     detail.append(el("div", { class: "split" }, fields.rows.length > 1 ? el("div", { class: "fieldpane" }, fields) : "", hex));
     renderHex(hex, file, lo, hi, entry.damaged ? [lo, hi] : null);
   }
@@ -255,12 +364,15 @@
   data.files.forEach((file, fi) => {
     const section = document.getElementById(`file-${fi}`);
     let entry = file.entries.find((e) => e.damaged) || file.entries[0];
-    if (want.has("block") && Number(want.get("file") || 0) === fi) entry = file.entries[Number(want.get("block"))] || entry;
-    if (entry) showEntry(section, file, entry);
+    const named = Number(want.get("file") || 0) === fi;
+    if (want.has("block") && named) entry = file.entries[Number(want.get("block"))] || entry;
+    if (entry) showEntry(section, file, entry, named && want.has("records") ? Number(want.get("records")) : 0);
     if (want.has("field") && Number(want.get("file") || 0) === fi) {
       const row = section.querySelector(`tr.field[data-field="${want.get("field")}"]`);
       if (row) row.click();
     }
   });
+  // how long the page took to open, from navigation start (the bench reads it: tools/bench/view.py)
+  document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));
   document.body.setAttribute("data-rendered", "yes");
 })();

@@ -111,9 +111,14 @@ class LogBlock:
             return self.hfile().entry_count
         return None
 
-    def _parse_content(self, cls):
+    def _parse_content(self, cls, *instances: str):
+        # ``instances``: parse-on-demand layouts to parse too (a delete content's ``records``), so
+        # damage inside them is named here
         try:
-            return grammar.parse(cls, self.content())
+            parsed = grammar.parse(cls, self.content())
+            for name in instances:
+                getattr(parsed, name)
+            return parsed
         except ContentError:
             raise
         except Exception as e:  # the generated parser raises kaitaistruct / EOF errors
@@ -208,7 +213,7 @@ class LogBlock:
                 return decode_delete_payload(payload)
             except DeletePayloadError:
                 pass
-        c = self._parse_content(HudiLog.DeleteContent)
+        c = self._parse_content(HudiLog.DeleteContent, "records")
         payload = self.content()[8:8 + c.len_payload]
         if c.content_version != 3:
             from .content.deletes_kryo import decode_kryo_delete_payload

@@ -61,12 +61,12 @@ def _spans(block: LogBlock) -> list[tuple[int, int, str]]:
     """(start, end, field) of every field of a block, relative to its first byte (its magic)."""
     if block.corrupt:
         return [(0, block.length, "damaged span")]
-    spans = [(0, 6, "magic"), (6, 14, "block_size"), (14, 18, "format_version")]
+    spans = [(0, 6, "magic"), (6, 14, "len_block"), (14, 18, "format_version")]
     if block.format_version == 0:
         return spans + [(18, block.length, "legacy_content")]
     spans.append((18, 22, "block_type"))
     pos = _map_spans(spans, 22, "header", block.header_entries)
-    spans.append((pos, pos + 8, "content_length"))
+    spans.append((pos, pos + 8, "len_content"))
     start = block.content_offset - block.offset
     spans += _content_spans(block, start)
     pos = _map_spans(spans, start + block.content_length, "footer", block.footer_entries)

@@ -55,9 +55,9 @@ def _grammar_magic() -> bytes:
 
 
 MAGIC: bytes = _grammar_magic()
-#: bytes a block takes on disk besides its block_size bytes: magic + the block size field
+#: bytes a block takes on disk besides its len_block bytes (the block size): magic + the block size field
 FRAME_PREFIX = len(MAGIC) + 8
-#: block_size counts the reverse pointer; the reverse pointer is block_size + this
+#: len_block (the block size) counts the reverse pointer; the reverse pointer is len_block + this
 REVERSE_POINTER_BIAS = len(MAGIC)
 
 
@@ -273,9 +273,20 @@ def delete_content(content_version: int, payload: bytes) -> bytes:
     c = HudiLog.DeleteContent(None, None, None)
     c.content_version = content_version
     c.len_payload = len(payload)
-    cls = {1: HudiLog.KryoObjectArray, 2: HudiLog.KryoObjectArray, 3: HudiLog.DeleteRecordList}.get(content_version)
-    c.payload = parse(cls, payload, c, None) if cls is not None else payload
+    c.payload = payload
+    _check_delete_records(c, payload)
     return write(c, 8 + len(payload))
+
+
+def _check_delete_records(c: HudiLog.DeleteContent, payload: bytes) -> None:
+    # The payload is written as the bytes it is; its layout (the `records` instance, parsed on demand)
+    # is parsed here by the grammar, so a payload that breaks it cannot be written, and is then not
+    # written a second time at its position.
+    cls = {1: HudiLog.KryoObjectArray, 2: HudiLog.KryoObjectArray, 3: HudiLog.DeleteRecordList}.get(c.content_version)
+    if cls is not None:
+        c._m_records = parse(cls, payload, c, None)
+    c.records__enabled = False
+    c._check()
 
 
 # ---- delete blocks on the writer's fast path: the layout facts the one-pass encoder needs ----------
@@ -324,6 +335,8 @@ def _block_content(block_type_: BlockType, content: bytes, block) -> HudiLog.Blo
     c = HudiLog.BlockContent(None, block, None)
     cls = _CONTENT_CLASS.get(block_type_)
     c._m_body = parse(cls, content, c, None) if cls is not None else content
+    if isinstance(c._m_body, HudiLog.DeleteContent):
+        _check_delete_records(c._m_body, c._m_body.payload)
     c.num_records__enabled = False
     return c
 
@@ -344,14 +357,14 @@ def serialize_block(
     b.magic = MAGIC
     b.format_version = format_version
     if format_version == 0:
-        b.block_size = len(content)
+        b.len_block = len(content)
         b.legacy_content = content
         return write(b, FRAME_PREFIX + 4 + len(content))
     b.block_type = writable_block_type(block_type_)
     b.header, header_size = metadata_map(header, b, None)
     b.footer, footer_size = metadata_map(footer, b, None)
-    b.content_length = len(content)
+    b.len_content = len(content)
     b.content = _block_content(block_type_, content, b)
-    b.block_size = 4 + 4 + header_size + 8 + len(content) + footer_size + 8
-    b.reverse_pointer = b.block_size + REVERSE_POINTER_BIAS
-    return write(b, FRAME_PREFIX + b.block_size)
+    b.len_block = 4 + 4 + header_size + 8 + len(content) + footer_size + 8
+    b.reverse_pointer = b.len_block + REVERSE_POINTER_BIAS
+    return write(b, FRAME_PREFIX + b.len_block)

@@ -148,7 +148,7 @@ def _parse_maps_and_fields(src: Source, start: int, block_size: int):
     content_offset = start + io.pos()
     if content_length < 0 or content_offset + content_length > limit:
         return _Damage(
-            "invalid-field", "content_length", content_offset - 8,
+            "invalid-field", "len_content", content_offset - 8,
             f"content length {content_length} does not fit in the block ({limit - content_offset} bytes left)",
         )
     footer_at = content_offset + content_length
@@ -221,18 +221,18 @@ def _frame(src: Source, pos: int) -> LogBlock | _Damage:
     size = src.size
     raw = src.read(start, 12)
     if len(raw) < 8:
-        return _Damage("size-unreadable", "block_size", start, f"only {size - start} bytes left for the 8-byte size")
+        return _Damage("size-unreadable", "len_block", start, f"only {size - start} bytes left for the 8-byte size")
     block_size = _s8(raw[:8])
     body = start + 8
     if block_size < 0:
-        return _Damage("invalid-field", "block_size", start, f"negative block size {block_size}")
+        return _Damage("invalid-field", "len_block", start, f"negative block size {block_size}")
     version = int.from_bytes(raw[8:12], "big", signed=True) if len(raw) == 12 else None
     if version == 0:
         # Legacy layout: the version, then block_size bytes of content; nothing to cross-check,
         # so the block must be followed by a magic or the end of the file.
         end = body + 4 + block_size
         if end > size:
-            return _Damage("past-eof", "block_size", start, f"block of {block_size} bytes runs past the end ({size})")
+            return _Damage("past-eof", "len_block", start, f"block of {block_size} bytes runs past the end ({size})")
         follow = src.read(end, len(MAGIC))
         if follow and follow != MAGIC[: len(follow)]:
             return _Damage("invalid-field", "format_version", body, "legacy block not followed by a magic")
@@ -242,11 +242,11 @@ def _frame(src: Source, pos: int) -> LogBlock | _Damage:
         )
     if body + block_size > size:
         return _Damage(
-            "past-eof", "block_size", start,
+            "past-eof", "len_block", start,
             f"block size {block_size} runs past the end of the file ({size - body} bytes left)",
         )
     if block_size < 4 + 4 + 4 + 8 + 4 + 8:
-        return _Damage("invalid-field", "block_size", start, f"block size {block_size} is smaller than any block")
+        return _Damage("invalid-field", "len_block", start, f"block size {block_size} is smaller than any block")
     rp_at = body + block_size - 8
     reverse_pointer = _s8(src.read(rp_at, 8))
     if reverse_pointer != block_size + grammar.REVERSE_POINTER_BIAS:

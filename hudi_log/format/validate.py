@@ -171,7 +171,9 @@ def check_block_content(block: LogBlock) -> tuple[str, str, str] | None:
             if not _columnar_round_trips(block):
                 block.records()  # the strict record path decides, and names the damage
         elif block.block_type == BlockType.delete_block:
-            block.deletes()
+            # as a merge reads them: columns, no record object per delete (the same bytes accepted as
+            # by deletes(), which decides and names the damage of any payload the columns path leaves)
+            block.delete_columns()
         elif block.block_type == BlockType.parquet_data_block:
             block.table(verify_checksums=True).validate(full=True)  # full: string columns must be valid UTF-8
         elif block.block_type == BlockType.hfile_data_block:

@@ -42,7 +42,7 @@ import pyarrow as pa
 from ..memory import tune_allocator
 from ..paths import configure_storage, storage_options
 from ..table.write.key_lookup import (
-    FileGroupIndex, check_candidates, group_keys, key_ranges, range_candidates,
+    FileGroupIndex, check_candidates, group_keys, key_ranges, lookup_keys, range_candidates,
 )
 from ..table.write.small_files import plan_inserts
 from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
@@ -96,7 +96,7 @@ def release(held) -> None:
 def index_parallelism(ctx, kind: str) -> int:
     """Java's ``hoodie.simple.index.parallelism`` / ``hoodie.bloom.index.parallelism``: the Spark partitions of
     the index's shuffle; 0 (Java 1.x's default): chosen from the workload (:func:`python_tasks`)."""
-    return whole_option(ctx, INDEX_PARALLELISM[kind], 0)
+    return whole_option(ctx, INDEX_PARALLELISM[kind], 0) if kind in INDEX_PARALLELISM else 0
 
 
 def python_tasks(spark, ctx) -> int:
@@ -309,6 +309,14 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
                     yield from group_keys(index, [o]).select(names).to_batches()
 
         return _groups_frame(spark, [g.ordinal for g in index.groups]).mapInArrow(read_keys, out_type)
+    if index.index_type == "RECORD_INDEX":  # the incoming keys looked up where they are: no data file read
+        def look_up(batches):
+            configure_storage(store)
+            for chunk in _chunks(batches, EXPLODE_ROWS):
+                parts = None if keys_only else _strings(chunk.column(1))
+                yield from lookup_keys(index, _strings(chunk.column(0)), parts).select(names).to_batches()
+
+        return keyed.select(key.alias(KEY), TAG_PARTITION).where(F.col(KEY).isNotNull()).mapInArrow(look_up, out_type)
     # BLOOM: ranges from the footers (per group, to the driver), then candidates checked per group
     prunable = [g.ordinal for g in index.groups if g.prunable]
 

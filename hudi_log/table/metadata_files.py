@@ -243,8 +243,20 @@ def merge_rule(partition: str):
     return None
 
 
-def _base_records(path) -> list[dict]:
+def _decode_cells(cells, schema: dict, where, offset: int, wanted=None) -> list[dict]:
+    """HFile cells as records; ``wanted``: only the cells of these keys are decoded (a lookup)."""
     from ..format.content.avro import decode_datums
+
+    if wanted is not None:
+        cells = [c for c in cells if c.key in wanted]
+    out = decode_datums([c.value for c in cells], schema, None, str(where), offset)
+    for cell, rec in zip(cells, out):
+        if rec.get("key") in ("", None):  # Hudi blanks the key field in HFile values
+            rec["key"] = cell.key
+    return out
+
+
+def _base_records(path, wanted=None) -> list[dict]:
     from ..format.content.hfile import HFileError, read_hfile
     import json
 
@@ -253,11 +265,7 @@ def _base_records(path) -> list[dict]:
         schema = json.loads(hf.file_info["schema"].decode("utf-8"))
     except (HFileError, KeyError, ValueError) as e:
         raise MetadataFilesError(path, f"metadata base file unreadable: {e}") from e
-    out = decode_datums([c.value for c in hf.records], schema, None, str(path), 0)
-    for cell, rec in zip(hf.records, out):
-        if rec.get("key") in ("", None):  # Hudi blanks the key field in HFile values
-            rec["key"] = cell.key
-    return out
+    return _decode_cells(hf.records, schema, path, 0, wanted)
 
 
 def _queued_blocks(log_files) -> list:
@@ -279,12 +287,13 @@ def _queued_blocks(log_files) -> list:
 
 
 def read_partition_records(table_path, partition: str, as_of: str | None = None, merge=None,
-                           keys=None) -> tuple[dict[str, dict], dict]:
+                           keys=None, file_ids=None) -> tuple[dict[str, dict], dict]:
     """The merged records of the metadata table's ``partition`` (key -> ``HoodieMetadataRecord`` as a dict)
     and facts about the slices read (``valid_instants``, ``slices``). ``merge(old, new)`` combines two records
     of one key (``HoodieMetadataPayload``'s rule for the partition's record type; default: the later one
     wins). ``keys``: only these keys are kept (a lookup). Every partition is read the same way: the latest
-    slice of each file group, base HFile then log blocks of valid, committed instants."""
+    slice of each file group, base HFile then log blocks of valid, committed instants. ``file_ids``: only these
+    file groups (a lookup reads the groups its keys map to)."""
     from .view.file_system_view import FileSystemView
 
     merge = merge or (lambda old, new: new)
@@ -297,7 +306,7 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
     valid = valid_instants(data, meta, as_of)
     committed = _committed_in(meta)
     view = FileSystemView(root, mprops, meta)
-    groups = view.file_groups.get(partition, [])
+    groups = [g for g in view.file_groups.get(partition, []) if file_ids is None or g.file_id in file_ids]
     records: dict[str, dict] = {}
     facts = {"valid_instants": valid, "slices": []}
     for g in groups:
@@ -311,9 +320,8 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
             raise MetadataFilesError(s.base_file.path, f"the metadata table was compacted at {s.base_instant}, after "
                                      f"{as_of}: its state as of {as_of} is gone (list storage instead)")
         if s.base_file is not None:
-            for rec in _base_records(s.base_file.path):
-                if wanted is None or rec["key"] in wanted:
-                    records[rec["key"]] = merge(records.get(rec["key"]), rec)
+            for rec in _base_records(s.base_file.path, wanted):
+                records[rec["key"]] = merge(records.get(rec["key"]), rec)
         try:
             for block in _queued_blocks(s.log_files):
                 if block.instant_time not in valid or not committed(block.instant_time):
@@ -322,9 +330,10 @@ def read_partition_records(table_path, partition: str, as_of: str | None = None,
                     for d in block.deletes():
                         records.pop(d.record_key, None)
                     continue
-                for rec in block.records():
-                    if wanted is None or rec["key"] in wanted:
-                        records[rec["key"]] = merge(records.get(rec["key"]), rec)
+                recs = block.records() if wanted is None else \
+                    _decode_cells(block.hfile().records, block.writer_schema(), block.path, block.content_offset, wanted)
+                for rec in recs:
+                    records[rec["key"]] = merge(records.get(rec["key"]), rec)
         except ContentError as e:
             raise MetadataFilesError(root / partition, f"metadata log unreadable: {e}") from e
     return records, facts

@@ -8,12 +8,18 @@ one micro-batch) and ``Trigger.AvailableNow``:
 
 * parquet: ``writeStream.format("parquet")`` — Spark's file sink, the baseline;
 * hudi_log: ``writeStream.format("hudi_log")`` upserting into a MERGE_ON_READ table (one delta commit per
-  micro-batch; every second batch updates the keys of the one before, so updates and inserts mix).
+  micro-batch; every second batch updates the keys of the one before, so updates and inserts mix);
+* floor: the floor of any sink written with PySpark's Python data source API: a Python stream writer whose
+  tasks take the rows Spark hands them as Arrow batches and count them, and whose commit does nothing (no
+  file written, no Hudi) -- what the API's hand-over costs, as tools/bench/spark.py measures it for reads.
 
-Reported per sink: sustained rows per second (all rows / wall time of the query, start-up included) and
+Reported per sink: sustained rows per second (all rows / wall time of the query, start-up included), the
+steady rate (the rows of every batch but the first / their ``triggerExecution`` times: the first batch pays
+for the session's, the JVM's and the Python workers' start, in whichever query comes first) and
 the micro-batch latency (Spark's ``triggerExecution`` time of each batch: median and max, the first
-batch, which pays for the JVM's and the Python workers' warm-up, left out of the median), and the ratio
-hudi_log / Parquet of both. Numbers are reported, not asserted.
+batch, which pays for the JVM's and the Python workers' warm-up, left out of the median; the micro-batch's
+end-to-end time: its rows read, handed over, written and committed), and the ratios hudi_log / Parquet and
+hudi_log / floor of both. Numbers are reported, not asserted.
 """
 
 from __future__ import annotations
@@ -53,8 +59,38 @@ def make_input(folder: Path, batch_rows: int, batches: int) -> None:
         os.utime(folder / f"{b:05d}.parquet", (1_700_000_000 + b, 1_700_000_000 + b))  # the stream's order
 
 
-def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path) -> tuple[float, list[float], int]:
-    """(wall seconds, each batch's triggerExecution seconds, rows)."""
+def register_floor_sink(spark) -> str:
+    """The floor sink (see the module doc). Defined here, so Spark pickles it to its workers by value."""
+    from pyspark.sql.datasource import DataSource, DataSourceStreamArrowWriter, WriterCommitMessage
+
+    class Counted(WriterCommitMessage):
+        def __init__(self, rows: int):
+            self.rows = rows
+
+    class FloorWriter(DataSourceStreamArrowWriter):
+        def write(self, iterator):
+            return Counted(sum(batch.num_rows for batch in iterator))
+
+        def commit(self, messages, batchId):
+            pass
+
+        def abort(self, messages, batchId):
+            pass
+
+    class FloorSink(DataSource):
+        @classmethod
+        def name(cls):
+            return "hudi_log_bench_floor_sink"
+
+        def streamWriter(self, schema, overwrite):
+            return FloorWriter()
+
+    spark.dataSource.register(FloorSink)
+    return FloorSink.name()
+
+
+def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path) -> tuple[float, list[float], int, float]:
+    """(wall seconds, each batch's triggerExecution seconds, rows, steady rows/s)."""
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
     w = stream.writeStream.format(fmt).option("checkpointLocation", str(ckpt)).trigger(availableNow=True)
     if fmt == "hudi_log":
@@ -66,7 +102,10 @@ def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path) -> tuple[flo
     if q.exception() is not None:
         raise RuntimeError(f"{fmt} stream failed: {q.exception()}")
     batches = [p for p in q.recentProgress if p["numInputRows"]]
-    return wall, [p["durationMs"]["triggerExecution"] / 1000 for p in batches], sum(p["numInputRows"] for p in batches)
+    lat = [p["durationMs"]["triggerExecution"] / 1000 for p in batches]
+    rows = [p["numInputRows"] for p in batches]
+    steady = sum(rows[1:]) / sum(lat[1:]) if len(rows) > 1 else rows[0] / lat[0]
+    return wall, lat, sum(rows), steady
 
 
 def main(argv=None) -> int:
@@ -80,24 +119,31 @@ def main(argv=None) -> int:
     from hudi_log.table import read_table
 
     spark = spark_session(args.master, app_name="hudi-log bench stream")
+    floor = register_floor_sink(spark)
     work = Path(tempfile.mkdtemp(prefix="hudi-log-bench-stream-"))
     try:
         for rows in (int(r) for r in args.batch_rows.split(",")):
             src = work / f"in-{rows}"
             make_input(src, rows, args.batches)
             out = {}
-            for fmt in ("parquet", "hudi_log"):
+            for fmt in ("parquet", "hudi_log", floor):
                 out[fmt] = run_query(spark, src, fmt, work / f"{fmt}-{rows}", work / f"ckpt-{fmt}-{rows}")
+            out["floor"] = out.pop(floor)
             keys = read_table(str(work / f"hudi_log-{rows}")).num_rows
             assert keys == rows * ((args.batches + 1) // 2), keys  # every key once
             print(f"\n{args.batches} micro-batches of {rows:,} rows, {args.master}:")
-            for fmt, (wall, lat, n) in out.items():
+            for fmt, (wall, lat, n, steady_rate) in out.items():
                 steady = lat[1:] or lat
-                print(f"  {fmt:8}  {n / wall:10,.0f} rows/s   latency median {statistics.median(steady):6.2f}s  "
-                      f"max {max(lat):6.2f}s  (first batch {lat[0]:.2f}s, wall {wall:.1f}s)")
-            (pw, pl, pn), (hw, hl, hn) = out["parquet"], out["hudi_log"]
-            print(f"  hudi_log / parquet: throughput {(hn / hw) / (pn / pw):.2f}, median latency "
-                  f"{statistics.median(hl[1:] or hl) / statistics.median(pl[1:] or pl):.2f}", flush=True)
+                print(f"  {fmt:8}  {n / wall:10,.0f} rows/s  (steady {steady_rate:10,.0f} rows/s)   latency median "
+                      f"{statistics.median(steady):6.2f}s  max {max(lat):6.2f}s  (first batch {lat[0]:.2f}s, wall {wall:.1f}s)")
+            rate = {fmt: r[2] / r[0] for fmt, r in out.items()}
+            steady_rate = {fmt: r[3] for fmt, r in out.items()}
+            median = {fmt: statistics.median(r[1][1:] or r[1]) for fmt, r in out.items()}
+            for peer in ("parquet", "floor"):
+                print(f"  hudi_log / {peer}: throughput {rate['hudi_log'] / rate[peer]:.2f}, steady throughput "
+                      f"{steady_rate['hudi_log'] / steady_rate[peer]:.2f}, median latency "
+                      f"{median['hudi_log'] / median[peer]:.2f}", flush=True)
+            print(f"  parquet / floor: throughput {rate['parquet'] / rate['floor']:.2f}", flush=True)
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)

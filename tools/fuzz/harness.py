@@ -80,7 +80,7 @@ class Base:
 
 def _fields_of(b: LogBlock) -> list[tuple[str, int, int]]:
     o = b.offset
-    f = [("magic", o, 6), ("block_size", o + 6, 8), ("format_version", o + 14, 4)]
+    f = [("magic", o, 6), ("len_block", o + 6, 8), ("format_version", o + 14, 4)]
     if b.format_version == 0:
         return f
     f.append(("block_type", o + 18, 4))
@@ -94,7 +94,7 @@ def _fields_of(b: LogBlock) -> list[tuple[str, int, int]]:
         # only the edges of a value are framing-relevant; a flip deep inside a schema is content
         f.append((f"header[{i}].value", pos + 8, min(n, 8)))
         pos += 8 + n
-    f.append(("content_length", pos, 8))
+    f.append(("len_content", pos, 8))
     assert pos + 8 == b.content_offset, (pos, b.content_offset)
     f.append(("content.head", b.content_offset, min(b.content_length, 16)))
     end = b.offset + b.length

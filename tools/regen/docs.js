@@ -226,7 +226,7 @@ function blockDiagram(spec) {
     `<text x="10" y="18" font-size="14" font-weight="bold">One log block (type block of spec/hudi_log.ksy), fields in file order</text>`,
     ...out,
     `<text x="10" y="${height - 26}" fill="#444">Yellow: fixed size. Blue: sized by the data (header and footer: a count, then key/length/value entries).</text>`,
-    `<text x="10" y="${height - 8}" fill="#444">On disk: block_size + 14 bytes; reverse_pointer = block_size + 6, the distance back to the magic.</text>`,
+    `<text x="10" y="${height - 8}" fill="#444">On disk: len_block + 14 bytes; reverse_pointer = len_block + 6, the distance back to the magic.</text>`,
     "</svg>",
     "",
   ].join("\n");

@@ -16,6 +16,11 @@
 // itself supports read-write output (the JVM build's `--read-write`). We load the pinned compiler file,
 // verify it byte for byte (SHA-256), flip exactly that one constructor argument, and evaluate it. Any
 // other compiler version or build fails loudly instead of silently generating read-only code.
+//
+// A second patch keeps the compiler's warnings: the npm build's compile() throws on an error but drops
+// warnings (the JVM build prints them, e.g. Kaitai's style check asking for `len_*` / `num_*` names of
+// sizes and counts). We collect every problem it finds, and regeneration (and --check) fails on any, so
+// the .ksy builds with no warnings in the official compiler too.
 "use strict";
 
 const crypto = require("crypto");
@@ -36,6 +41,13 @@ const COMPILER_SHA256 = "c9aacee51040be0977299210fc2624e6bbf2a51770b3dca579accbb
 // calls _read() explicitly.
 const CONFIG_READ_ONLY = "new $c_Lio_kaitai_struct_RuntimeConfig((!debug), debug, false, true, false,";
 const CONFIG_READ_WRITE = "new $c_Lio_kaitai_struct_RuntimeConfig(false, debug, false, true, true,";
+// Where compile() receives the problems of precompilation (errors and warnings), before it throws on
+// the first error: each one's message is kept in `module.ksyProblems`.
+const PROBLEMS_AT = "var problems = $as_sc_Iterable(problems$2);";
+const PROBLEMS_KEPT = PROBLEMS_AT +
+  " $n(problems).foreach__F1__V(new $c_sjsr_AnonFunction1((p) => { module.ksyProblems.push(String($n(p).message__T())); }));";
+// every problem the compiler reported, across compilations
+const problems = [];
 
 function loadCompiler(readWrite) {
   const pkgDir = path.dirname(require.resolve("kaitai-struct-compiler/package.json"));
@@ -49,13 +61,18 @@ function loadCompiler(readWrite) {
   if (digest !== COMPILER_SHA256) {
     throw new Error(`${file}: SHA-256 ${digest}, expected ${COMPILER_SHA256}`);
   }
-  if (!readWrite) return require(file);
-  const parts = source.split(CONFIG_READ_ONLY);
-  if (parts.length !== 2) throw new Error("compiler RuntimeConfig call not found exactly once");
+  const once = (text, what, patched) => {
+    const parts = text.split(what);
+    if (parts.length !== 2) throw new Error(`compiler code not found exactly once: ${what}`);
+    return parts.join(patched);
+  };
+  let patched = once(source, PROBLEMS_AT, PROBLEMS_KEPT);
+  if (readWrite) patched = once(patched, CONFIG_READ_ONLY, CONFIG_READ_WRITE);
   const m = new Module(file, module);
   m.filename = file;
   m.paths = Module._nodeModulePaths(pkgDir);
-  m._compile(parts.join(CONFIG_READ_WRITE), file);
+  m.ksyProblems = problems;
+  m._compile(patched, file);
   return m.exports;
 }
 
@@ -91,6 +108,11 @@ async function expectedOutputs() {
   return out;
 }
 
+function reportProblems() {
+  console.error(`kaitai-struct-compiler warns (fix the .ksy; nothing written):\n${[...new Set(problems)].join("\n")}`);
+  return 1;
+}
+
 async function main(argv) {
   const langAt = argv.indexOf("--lang");
   if (langAt >= 0) {
@@ -99,11 +121,13 @@ async function main(argv) {
     const specAt = argv.indexOf("--spec");
     const file = specAt >= 0 ? path.resolve(argv[specAt + 1]) : SPEC;
     const files = await compileTo(lang, argv.includes("--read-write"), false, file);
+    if (problems.length) return reportProblems();
     fs.mkdirSync(outDir, { recursive: true });
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(outDir, name), text);
     return 0;
   }
   const outputs = await expectedOutputs();
+  if (problems.length) return reportProblems();
   if (argv.includes("--check")) {
     const stale = [];
     for (const [name, text] of Object.entries(outputs)) {

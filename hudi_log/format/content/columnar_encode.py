@@ -121,7 +121,6 @@ def _fixed_as_binary(arr: pa.Array, width: int) -> pa.Array:
 
 
 Part = Union[pa.Array, bytes]  # one binary value per row, or the same bytes in every row
-_EMPTY = pa.scalar(b"", pa.binary())
 
 
 def _varint_parts(z: pa.Array) -> list[Part]:
@@ -140,7 +139,7 @@ def _varint_parts(z: pa.Array) -> list[Part]:
             group = pc.if_else(more, pc.bit_wise_or(group, pa.scalar(0x80, _U64)), group)
         byte = _u8_as_binary(group.cast(pa.uint8()))
         if k > 0:
-            byte = pc.if_else(pc.greater_equal(z, pa.scalar(1 << (7 * k), _U64)), byte, _EMPTY)
+            byte = pc.if_else(pc.greater_equal(z, pa.scalar(1 << (7 * k), _U64)), byte, pa.scalar(b"", pa.binary()))
         parts.append(byte)
     return parts
 

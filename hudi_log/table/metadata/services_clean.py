@@ -16,10 +16,10 @@ write config of ``HoodieMetadataWriteUtils``).
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Mapping
 
+from ...paths import full_path_text
 from ..metadata_files import metadata_path
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
@@ -110,7 +110,7 @@ def clean_if_necessary(table_path, options: Mapping | None = None) -> list[str]:
         "lastCompletedCommitTimestamp": last_done, "policy": POLICY, "filesToBeDeletedPerPartition": {},
         "version": _PLAN_VERSION,
         "filePathsToBeDeletedPerPartition": {
-            p: [{"filePath": os.path.abspath(f), "isBootstrapBaseFile": False} for f in fs] for p, fs in files.items()},
+            p: [{"filePath": full_path_text(f), "isBootstrapBaseFile": False} for f in fs] for p, fs in files.items()},
         "partitionsToBeDeleted": [], "extraMetadata": {}})
     tw.requested(CLEAN, instant, plan)
     tw.inflight(CLEAN, instant, plan)

@@ -16,7 +16,6 @@ does it (listing based: the metadata write config turns markers off).
 
 from __future__ import annotations
 
-import os
 import time
 
 from ...format.framing import rollback_block
@@ -25,6 +24,7 @@ from ...format.log_file_name import make_write_token
 from ...format.reader import open_log
 from ...log.storage import Storage
 from ...log.writer import LogWriter
+from ...paths import as_path, full_path_text
 from ..metadata_files import SOLO_COMMIT_PREFIX, metadata_path
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
@@ -91,7 +91,7 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
     if props.version < FIRST_V8_TABLE_VERSION:  # a file named after the instant is of a group it created
         appended = _appended_at(root, props, meta, instant, set(deleted))
     requests = [{"partitionPath": p, "fileId": fid, "latestBaseInstant": instant,
-                 "filesToBeDeleted": [os.path.abspath(f) for f in fs], "logBlocksToBeDeleted": {}}
+                 "filesToBeDeleted": [full_path_text(f) for f in fs], "logBlocksToBeDeleted": {}}
                 for (p, fid), fs in sorted(deleted.items())]
     requests += [{"partitionPath": p, "fileId": fid, "latestBaseInstant": base, "filesToBeDeleted": [],
                   "logBlocksToBeDeleted": logs} for (p, fid), (base, logs) in sorted(appended.items())]
@@ -108,7 +108,7 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
     for (part, _), fs in sorted(deleted.items()):
         for f in fs:
             f.unlink(missing_ok=True)
-            pm(part)["successDeleteFiles"].append(os.path.abspath(f))
+            pm(part)["successDeleteFiles"].append(full_path_text(f))
     token = make_write_token(0, int(rollback_instant[-5:]), 1)  # never a write's token (attempt 0)
     for (part, fid), (base, logs) in sorted(appended.items()):
         writer = LogWriter(str(root / part), fid, base, table_version=props.version, write_token=token,
@@ -117,7 +117,7 @@ def rollback_metadata_instant(table_path, instant: str, rollback_instant: str) -
             result = writer.append_blocks([rollback_block(rollback_instant, instant)])
         finally:
             writer.close()
-        pm(part)["rollbackLogFiles"][str(result.path)] = os.path.getsize(result.path)
+        pm(part)["rollbackLogFiles"][str(result.path)] = as_path(result.path).stat().st_size
         pm(part)["logFilesFromFailedCommit"].update(logs)
     for f in list(props.timeline_folder(root).iterdir()):  # completed first, so no reader sees it half undone
         inst = parse_instant_file_name(f.name)

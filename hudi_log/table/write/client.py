@@ -102,6 +102,7 @@ from ..metadata.writer import prepare_metadata_table, run_metadata_services, syn
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
 from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .record_index_lookup import RECORD_INDEX, RecordIndexLookup, check_usable
 from .key_lookup import index_type, plan_index
 from .options import OPERATION, operation_of, resolve
 from .small_files import PACKING_OPERATIONS, average_record_size, max_file_size, small_files
@@ -418,6 +419,8 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     if data is not None and op != "delete":  # a ColumnCastError naming the column, before the instant
         conform(data.drop_columns([c for c in META_FIELDS if c in data.column_names]),
                 avro_to_arrow_schema(write_schema), where=table_path)
+    if kind == RECORD_INDEX and op in ("upsert", "delete"):
+        check_usable(table_path, props, timeline, opts)  # refused by name before the instant is requested
     instant, action, beat = _start_instant(table_path, props, op, config)
     try:
         # what the write reads (file groups, index, file sizes) is the timeline as of now, after its own
@@ -430,9 +433,11 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         start = TimelineSnapshot.of(timeline)
         groups = latest_slices(table_path, props, timeline)
         looks_up = op in ("upsert", "delete")
-        defer = defer_index and looks_up and props.is_mor and not distributed_index
+        defer = defer_index and looks_up and props.is_mor and not distributed_index and kind != RECORD_INDEX
         if distributed_index:
             index = plan_index(table_path, props, timeline, groups if looks_up else {}, kind)
+        elif kind == RECORD_INDEX:
+            index = RecordIndexLookup(table_path) if looks_up else KeyIndex.empty()
         else:
             index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None

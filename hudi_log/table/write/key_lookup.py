@@ -13,7 +13,10 @@ the lookup of incoming keys runs where the keys are.
   candidates are then checked against the group's keys (:func:`check_candidates`), as Java's
   ``HoodieBloomIndexCheckFunction`` / ``HoodieKeyLookupHandle`` do.
 
-Both are non-global, as Java's: only file groups of the partitions the incoming records go to are read
+* ``RECORD_INDEX``: the incoming keys are looked up in the metadata table's record index in executors
+  (:func:`lookup_keys`, :mod:`.record_index_lookup`): no data file is read.
+
+SIMPLE and BLOOM are non-global, as Java's: only file groups of the partitions the incoming records go to are read
 (partition pruning), and a record is an update only in its own partition.
 
 Java's two indexes read the latest base files only (``canIndexLogFiles`` is false), which is exact for
@@ -45,9 +48,10 @@ from ..timeline.timeline import Timeline
 from .create import option
 from .index import FileGroupInfo, base_file_keys, log_write_counts, virtual_key_generator
 from .keygen import KeyGenerator
+from .record_index_lookup import RECORD_INDEX, record_index_keys
 
 INDEX_TYPE_OPTION = "hoodie.index.type"
-INDEX_TYPES = ("SIMPLE", "BLOOM")
+INDEX_TYPES = ("SIMPLE", "BLOOM", RECORD_INDEX)
 DEFAULT_INDEX_TYPE = "SIMPLE"
 
 #: the columns :func:`group_keys` yields: partition, record key, file id, live (not deleted in the
@@ -61,11 +65,13 @@ class IndexTypeError(WriteError):
 
 
 def index_type(table_path, options: Mapping) -> str:
-    """``hoodie.index.type``, checked: SIMPLE (default) or BLOOM; every other Java index is refused by name."""
+    """``hoodie.index.type``, checked: SIMPLE (default), BLOOM or RECORD_INDEX (the metadata table's record
+    index, :mod:`.record_index_lookup`); every other Java index is refused by name."""
     value = str(option(options, INDEX_TYPE_OPTION, default=DEFAULT_INDEX_TYPE)).upper()
     if value not in INDEX_TYPES:
         raise IndexTypeError(table_path, f"{INDEX_TYPE_OPTION}={value} is not supported; use one of "
-                             f"{', '.join(INDEX_TYPES)} (non-global indexes over the latest file slices)")
+                             f"{', '.join(INDEX_TYPES)} (non-global indexes over the latest file slices, or the "
+                             "metadata table's record index)")
     return value
 
 
@@ -214,6 +220,12 @@ def group_keys(index: FileGroupIndex, ordinals) -> pa.Table:
     return pa.concat_tables(parts) if parts else KEY_COLUMNS.empty_table()
 
 
+def lookup_keys(index: FileGroupIndex, keys: pa.Array, partitions: pa.Array | None) -> pa.Table:
+    """RECORD_INDEX's lookup in an executor: the incoming keys the record index holds, as (key, live,
+    ordinal) rows (the record index reads only the file groups the keys map to)."""
+    return record_index_keys(index, keys.cast(pa.string()), partitions)
+
+
 def key_ranges(index: FileGroupIndex, ordinals) -> dict[int, tuple[str, str] | None]:
     """Each prunable group's (min, max) record key from its base file's footer (None: the footer has none)."""
     out = {}
@@ -268,4 +280,4 @@ def check_candidates(index: FileGroupIndex, ordinal: int, keys: pa.Array) -> pa.
 
 __all__ = ["DEFAULT_INDEX_TYPE", "FileGroupIndex", "GroupFacts", "INDEX_TYPES", "INDEX_TYPE_OPTION",
            "IndexTypeError", "KEY_COLUMNS", "check_candidates", "group_keys", "index_type", "key_ranges",
-           "plan_index", "range_candidates"]
+           "lookup_keys", "plan_index", "range_candidates"]

@@ -151,6 +151,14 @@ OPTIONS: tuple[Opt, ...] = (
     # the metadata table
     _B("hoodie.metadata.enable"),
     _I("hoodie.metadata.compact.max.delta.commits"), _I("hoodie.metadata.cleaner.commits.retained", sample="20"),
+    _B("hoodie.metadata.record.index.enable"),
+    _I("hoodie.metadata.record.index.min.filegroup.count"),
+    _I("hoodie.metadata.record.index.max.filegroup.count", sample="10000"),
+    _I("hoodie.metadata.record.index.max.filegroup.size", sample="1073741824"),
+    Opt(("hoodie.metadata.record.index.growth.factor",), NUMBER, sample="2.0"),
+    # Hudi 1.1's partitioned record index: only the global one is kept
+    Opt(("hoodie.metadata.record.level.index.enable",), ENUM, ("FALSE",), "false",
+        "partitioned record index setting (hudi-log keeps the global record index)"),
     # its statistics indexes (hudi_log.table.metadata.column_stats, partition_stats, bloom_filters)
     Opt(("hoodie.metadata.index.column.stats.column.list",), FIELDS, sample="v"),
     _I("hoodie.metadata.index.column.stats.max.columns.to.index", sample="32"),
