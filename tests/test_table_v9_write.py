@@ -201,14 +201,15 @@ def test_v9_merge_configs_hudi_log_does_not_apply_are_refused_before_anything_ch
         write_table(path, row, "upsert", {})
 
 
-def test_v9_table_with_a_metadata_table_stays_refused_unless_it_is_disabled(tmp_path, corpus_tables):
+def test_v9_table_with_a_metadata_table_keeps_it_unless_it_is_disabled(tmp_path, corpus_tables):
     name = "sample_table_mor_avro_v9_txns_simple_meta"
     path = tmp_path / name
     shutil.copytree(corpus_tables[name], path)
     t = read_table(path)
     row = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_")]).slice(0, 1)
-    with pytest.raises(MetadataTableError):
-        write_table(path, row, "upsert", {})
+    # every partition it lists (files, column and partition stats, record and secondary indexes) has a builder
+    write_table(path, row, "upsert", {})
+    assert compare_with_storage(path) == [] and (path / ".hoodie" / "metadata").exists()
     write_table(path, row, "upsert", {"hoodie.metadata.enable": "false"})
     assert not (path / ".hoodie" / "metadata").exists()
     ours, theirs = _both(path)
