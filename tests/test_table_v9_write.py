@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hudi_log.cli import main
 from hudi_log.table import read_table
 from hudi_log.table.metadata_files import compare_with_storage
-from hudi_log.table.metadata_table import MetadataTableError, has_metadata_table
+from hudi_log.table.metadata_table import has_metadata_table
 from hudi_log.table.properties import UnsupportedMergeConfigError, read_properties, write_properties
 from hudi_log.table.services.archive import archive
 from hudi_log.table.services.clean import clean
