@@ -319,7 +319,7 @@ def with_metadata_table(path: Path) -> None:
     from hudi_log.table.properties import write_properties
 
     p = read_properties(path).to_dict()
-    p["hoodie.table.metadata.partitions"] = "files,column_stats"
+    p["hoodie.table.metadata.partitions"] = "files,expr_index_fare"  # an expression index
     write_properties(path, p)
     assert (path / ".hoodie" / "metadata" / ".hoodie" / "hoodie.properties").exists()
 
@@ -342,14 +342,14 @@ def test_no_action_leaves_a_metadata_table_stale(tmp_path, caplog):
                "the rollback": lambda extra: rollback(path, a.instant, options={**o, **extra}),
                "the clustering": lambda extra: schedule_clustering(path, {**o, **extra})}
     for action, run in actions.items():
-        with pytest.raises(MetadataTableError, match="'column_stats'.*hoodie.metadata.enable=false"):
+        with pytest.raises(MetadataTableError, match="'expr_index_fare'.*hoodie.metadata.enable=false"):
             run({})  # a metadata partition it cannot maintain: refused before anything changes
     assert sorted(p.name for p in path.rglob("*") if p.is_file()) == before  # nothing changed
     res = CliRunner().invoke(main, ["clean", str(path), "--retain-commits", "1"])
     assert res.exit_code == 2 and "metadata table" in res.output
     with caplog.at_level("WARNING", logger="hudi_log"):
         rollback(path, a.instant, options={**o, "hoodie.metadata.enable": "false"})
-    assert "deleted the metadata table" in caplog.text and "column_stats, files" in caplog.text
+    assert "deleted the metadata table" in caplog.text and "expr_index_fare, files" in caplog.text
     assert not (path / ".hoodie" / "metadata").exists()
     assert read_properties(path).get("hoodie.table.metadata.partitions") == ""
     write_table(path, rows([2], "c", 4), "upsert", o)  # no metadata table any more: writes go ahead

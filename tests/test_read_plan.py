@@ -155,7 +155,8 @@ def test_partition_filters_prune_slices(corpus_tables):
 
 def test_timestamp_keygen_partitions_are_not_pruned(corpus_tables):
     root = corpus_tables["sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle"]
-    table = HudiTable(root)
+    # the partition path is formatted: it proves nothing (column statistics may still prune: not here)
+    table = HudiTable(root, {"hoodie.metadata.enable": "false"})
     pfield = table.properties.partition_fields[0]
     value = read_table(root).column(pfield)[0].as_py()
     assert len(table.plan(filters=[(pfield, "=", value)]).tasks) == len(table.plan().tasks)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hudi_log.cli import main
 from hudi_log.table import read_table
 from hudi_log.table.metadata_files import compare_with_storage
-from hudi_log.table.metadata_table import MetadataTableError, has_metadata_table
+from hudi_log.table.metadata_table import has_metadata_table
 from hudi_log.table.properties import UnsupportedMergeConfigError, read_properties, write_properties
 from hudi_log.table.services.archive import archive
 from hudi_log.table.services.clean import clean
@@ -87,7 +87,9 @@ def test_java_v9_table_takes_upserts_deletes_and_a_compaction(tmp_path, corpus_t
                 "hoodie.table.checksum"}
     assert {k: v for k, v in after.items() if k not in mdt_keys} == \
         {k: v for k, v in props_before.items() if k not in mdt_keys}
-    assert after["hoodie.table.metadata.partitions"] == "files" and compare_with_storage(path) == []
+    # Java 1.x's defaults: column and partition statistics too (partition statistics only when partitioned)
+    wanted = "column_stats,files,partition_stats" if read_properties(path).partition_fields else "column_stats,files"
+    assert after["hoodie.table.metadata.partitions"] == wanted and compare_with_storage(path) == []
     # every new instant completed, named as Java 1.1 names them (requested_completion.action)
     timeline = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir() if p.is_file())
     new = [n for n in timeline if n[:17] > max(k[:17] for k in timeline if k.startswith("2026030"))]
@@ -199,14 +201,15 @@ def test_v9_merge_configs_hudi_log_does_not_apply_are_refused_before_anything_ch
         write_table(path, row, "upsert", {})
 
 
-def test_v9_table_with_a_metadata_table_stays_refused_unless_it_is_disabled(tmp_path, corpus_tables):
+def test_v9_table_with_a_metadata_table_keeps_it_unless_it_is_disabled(tmp_path, corpus_tables):
     name = "sample_table_mor_avro_v9_txns_simple_meta"
     path = tmp_path / name
     shutil.copytree(corpus_tables[name], path)
     t = read_table(path)
     row = t.drop_columns([c for c in t.column_names if c.startswith("_hoodie_")]).slice(0, 1)
-    with pytest.raises(MetadataTableError):
-        write_table(path, row, "upsert", {})
+    # every partition it lists (files, column and partition stats, record and secondary indexes) has a builder
+    write_table(path, row, "upsert", {})
+    assert compare_with_storage(path) == [] and (path / ".hoodie" / "metadata").exists()
     write_table(path, row, "upsert", {"hoodie.metadata.enable": "false"})
     assert not (path / ".hoodie" / "metadata").exists()
     ours, theirs = _both(path)

@@ -28,6 +28,7 @@ through :func:`hudi_log.containment.within_table`. Also here: the listing compar
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Mapping
 
 from ..containment import within_table
@@ -167,15 +168,31 @@ def _merge(old: dict | None, new: dict) -> dict:
     return {**new, "filesystemMetadata": merged}
 
 
-def _stat_value(wrapper):
-    """The value inside a column-stats wrapper (``IntWrapper`` ...): a dict, or ``(name, dict)`` where union
-    members were read with their record names; None for none or an ``ArrayWrapper``."""
+VALUE_TYPE_DECIMAL = 10  # org.apache.hudi.stats.ValueType.DECIMAL: unscaled two's-complement bytes
+
+
+def java_order(v, decimal: bool = False):
+    """A sort key ordering column-statistics values as Java's ``compareTo`` does: strings by UTF-16 code units,
+    bytes as ``ByteBuffer`` (signed bytes, then length) or, for a decimal, by the unscaled number they hold,
+    floats as ``Double.compare`` (-0.0 before 0.0, NaN last); other values as they are."""
+    if isinstance(v, str):
+        return v.encode("utf-16-be", "surrogatepass")
+    if isinstance(v, (bytes, bytearray)):
+        return int.from_bytes(v, "big", signed=True) if decimal else tuple(b - 256 if b > 127 else b for b in v)
+    if isinstance(v, float):
+        return (v != v, 0.0 if v != v else v, math.copysign(1.0, v) > 0)
+    return v
+
+
+def _stat_value(wrapper, decimal: bool = False):
+    """The order key (:func:`java_order`) of the value inside a column-stats wrapper (``IntWrapper`` ...): a
+    dict, or ``(name, dict)`` where union members were read with their record names; None for none or an
+    ``ArrayWrapper``."""
     if isinstance(wrapper, tuple):
         wrapper = wrapper[1]
     if not isinstance(wrapper, dict) or "value" not in wrapper:
         return None
-    v = wrapper["value"]
-    return v.encode("utf-16-be", "surrogatepass") if isinstance(v, str) else v  # Java compares UTF-16 units
+    return java_order(wrapper["value"], decimal)
 
 
 def _sum(a, b):
@@ -194,8 +211,10 @@ def merge_column_stats(old: dict | None, new: dict) -> dict:
     if n.get("isDeleted") or o.get("isDeleted") or n.get("isTightBound"):
         return new
 
+    decimal = (n.get("valueType") or {}).get("typeOrdinal") == VALUE_TYPE_DECIMAL
+
     def pick(a, b, smaller: bool):
-        va, vb = _stat_value(a), _stat_value(b)
+        va, vb = _stat_value(a, decimal), _stat_value(b, decimal)
         if va is None:
             return b
         if vb is None:

@@ -257,8 +257,8 @@ def default_partitions(props: TableProperties, options: Mapping | None) -> list[
     wanted = ["files"]
     if stats:
         wanted.append("column_stats")
-    if stats and _enabled(o, "hoodie.metadata.index.partition.stats.enable", v1):
-        wanted.append("partition_stats")
+    if stats and _enabled(o, "hoodie.metadata.index.partition.stats.enable", v1) and props.partition_fields:
+        wanted.append("partition_stats")  # never for a non-partitioned table (Java's PartitionStatsIndexer)
     if _enabled(o, "hoodie.metadata.index.bloom.filter.enable", False):
         wanted.append("bloom_filters")
     if _enabled(o, "hoodie.metadata.record.index.enable", False):

@@ -40,7 +40,9 @@ are null-filled for columns they lack.
 ``columns`` projects after the merge; ``filters`` is a list of ``(column, op, value)`` with op in
 ``= == != < <= > >= in not in`` applied after the merge (per slice: filters are row-wise). Filters on
 partition columns also prune slices at planning time when the partition path states the value
-(simple/complex key generators; never for timestamp-based or custom ones, whose paths are formatted).
+(simple/complex key generators; never for timestamp-based or custom ones, whose paths are formatted), and
+column statistics skip slices no row of which can match where the metadata table keeps them
+(:mod:`.stats_pruning`; ``plan.pruning`` says how many slices are read).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
 from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base, virtual_key
+from .stats_pruning import StatsPruning, prune as prune_by_column_stats
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
@@ -138,6 +141,7 @@ class ReadContext:
 class ReadPlan:
     context: ReadContext
     tasks: list[SliceTask] = field(default_factory=list)
+    pruning: StatsPruning | None = None  # what column statistics skipped (.stats_pruning)
 
     @property
     def schema(self) -> pa.Schema:
@@ -233,7 +237,8 @@ class HudiTable:
                  if t.base_file in file_types else t for t in tasks]
         tasks = [t for t in tasks if t.base_file or t.log_files]
         tasks = [t for t in tasks if not self._pruned(t.partition, ctx)]
-        return ReadPlan(ctx, tasks)
+        tasks, pruning = prune_by_column_stats(self.path, props, self.timeline, tasks, flts, self.options)
+        return ReadPlan(ctx, tasks, pruning)
 
     def _scan_start(self) -> str | None:
         """Where the scanner's "archived" range ends: the first completed write instant (Java's

@@ -159,6 +159,12 @@ OPTIONS: tuple[Opt, ...] = (
     # Hudi 1.1's partitioned record index: only the global one is kept
     Opt(("hoodie.metadata.record.level.index.enable",), ENUM, ("FALSE",), "false",
         "partitioned record index setting (hudi-log keeps the global record index)"),
+    # its statistics indexes (hudi_log.table.metadata.column_stats, partition_stats, bloom_filters)
+    Opt(("hoodie.metadata.index.column.stats.column.list",), FIELDS, sample="v"),
+    _I("hoodie.metadata.index.column.stats.max.columns.to.index", sample="32"),
+    _I("hoodie.metadata.index.column.stats.file.group.count", sample="2"),
+    _I("hoodie.metadata.index.partition.stats.file.group.count", sample="1"),
+    _I("hoodie.metadata.index.bloom.filter.file.group.count", sample="4"),
     # table services a write runs
     _B("hoodie.clean.automatic"),
     Opt(("hoodie.cleaner.policy",), ENUM, POLICIES, "KEEP_LATEST_COMMITS", "cleaner policy"),
