@@ -433,6 +433,7 @@ def test_kept_in_a_bucket(s3):
          "hoodie.write.table.version": "8"}
     write_table(path, pa.table({"id": ["a", "b"], "ts": [1, 1]}), "insert", o)
     write_table(path, pa.table({"id": ["a"], "ts": [2]}), "upsert", o)
-    assert read_properties(path).get("hoodie.table.metadata.partitions") == "files"
+    # Java 1.x's defaults for a v8 table: files and column statistics (no partition stats when non-partitioned)
+    assert read_properties(path).get("hoodie.table.metadata.partitions") == "column_stats,files"
     assert sum(".files-0000-0_" in p.name for p in (as_path(path) / ".hoodie" / "metadata" / "files").iterdir()) == 3
     in_step(path)

@@ -15,8 +15,8 @@ defaults ``hoodie.keep.min.commits`` 20, ``hoodie.keep.max.commits`` 30, and max
   still on disk, and readers need its metadata to hide them).
 * Every file of an archived instant goes (requested, inflight, completed: Java groups by time and
   comparable action), one ``HoodieArchivedMetaEntry`` record per file, cleans first, then commits.
-* A table with a metadata table is not archived here (Java would stop at the metadata table's last
-  compaction, which hudi-log does not write); the command refuses, the auto-archive after a write skips.
+* With a metadata table, no commit at or after the metadata table's latest compaction (none before its
+  first); the metadata table's own timeline is not archived here (docs/metadata_table.md).
 
 Writing (table version 6): records are Avro data blocks of ``hoodie.commits.archival.batch`` (10) records,
 header SCHEMA only, appended with this project's log writer to ``.hoodie/archived/.commits_.archive.N_1-0-1``
@@ -51,7 +51,6 @@ from ...format.log_file_name import ARCHIVE_EXTENSION
 from ...log.writer import LogWriter
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
-from ..metadata_table import has_metadata_table
 from ..properties import TableError, TableProperties, check_writable, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
@@ -230,7 +229,20 @@ def retain_bounds(timeline: Timeline, props: TableProperties, config: ArchiveCon
     if props.is_mor:
         bounds.append(_oldest_to_retain_for_compaction(timeline, config.max_delta_commits))
     bounds.append(_oldest_to_retain_for_clustering(timeline))
+    bounds.append(_metadata_compaction_bound(timeline.table_path))
     return [b for b in bounds if b is not None]
+
+
+def _metadata_compaction_bound(table_path) -> str | None:
+    """With a metadata table, no commit at or after its latest compaction is archived (Java's archiver: the
+    metadata table's log blocks of a later data commit are only valid while that commit is on the data
+    timeline); before its first compaction, none ("0" bounds every instant time). None: no metadata table."""
+    root = as_path(table_path) / ".hoodie" / "metadata"
+    if not (root / ".hoodie" / "hoodie.properties").exists():
+        return None
+    meta = Timeline(root, read_properties(root))
+    compactions = [i for i in meta.completed() if i.action == COMMIT]
+    return compactions[-1].requested_time if compactions else "0"
 
 
 # ---- records -------------------------------------------------------------------------------------
@@ -309,10 +321,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     check_writable(props, "archival")
     props.check_meta_folders(table_path)  # the folders it would write, refused whether or not anything is due
     refusal = None
-    if has_metadata_table(table_path, props):
-        refusal = "the table has a metadata table; Hudi archives only up to the metadata table's latest " \
-                  "compaction, a bound hudi-log does not apply yet (the timeline is left as it is)"
-    elif props.timeline_layout_version >= 2:
+    if props.timeline_layout_version >= 2:
         refusal = LsmConfig.of(options, table_path).unsupported()  # the auto-archive skips: the timeline grows
     if refusal:
         if automatic:
