@@ -329,18 +329,51 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
         raise ArchiveError(table_path, refusal)
     with TableLock(table_path, concurrency_config(options)):
         timeline = Timeline(table_path, props)
-        if props.timeline_layout_version >= 2:  # table version 8+: the LSM timeline (Hudi 1.x)
-            return archive_lsm(table_path, props, timeline, config, options)
-        chosen = instants_to_archive(timeline, props, config)
-        if not chosen:
-            return []
-        files = [f for inst in chosen for f in files_of(timeline, inst)]
-        records = [entry_of(f, (f.path or timeline.folder / f.file_name).read_bytes(), timeline) for f in files]
-        name = _write(archive_folder(table_path, props), records, config.batch)
-        for f in [f for f in files if f.state != COMPLETED] + sorted(
-                (f for f in files if f.state == COMPLETED), key=Instant.sort_key):
-            (f.path or timeline.folder / f.file_name).unlink(missing_ok=True)
-        return [ArchivedInstant(f.requested_time, f.action, f.state, name) for f in files]
+        lsm = props.timeline_layout_version >= 2  # table version 8+: the LSM timeline (Hudi 1.x)
+        done = _archive(table_path, props, timeline, None if lsm else instants_to_archive(timeline, props, config),
+                        config, options)
+        _archive_metadata_table(table_path, config, options)
+        return done
+
+
+def _archive(table_path, props: TableProperties, timeline: Timeline, chosen: list[Instant] | None,
+             config: ArchiveConfig, options) -> list[ArchivedInstant]:
+    """Archive ``chosen`` (LSM: None, the archiver's own choice) into the timeline's archive."""
+    if props.timeline_layout_version >= 2:
+        return archive_lsm(table_path, props, timeline, config, options, chosen=chosen)
+    if not chosen:
+        return []
+    files = [f for inst in chosen for f in files_of(timeline, inst)]
+    records = [entry_of(f, (f.path or timeline.folder / f.file_name).read_bytes(), timeline) for f in files]
+    name = _write(archive_folder(table_path, props), records, config.batch)
+    for f in [f for f in files if f.state != COMPLETED] + sorted(
+            (f for f in files if f.state == COMPLETED), key=Instant.sort_key):
+        (f.path or timeline.folder / f.file_name).unlink(missing_ok=True)
+    return [ArchivedInstant(f.requested_time, f.action, f.state, name) for f in files]
+
+
+def _archive_metadata_table(table_path, config: ArchiveConfig, options) -> list[ArchivedInstant]:
+    """The metadata table's own timeline archived after the data table's (Java's metadata writer archives it
+    with the data table's keep bounds + 1, never past what the data timeline or the next metadata compaction
+    still needs: :func:`~hudi_log.table.metadata.services_archive.metadata_instants_to_archive`), with its
+    cleans and rollbacks before the last one chosen. Version 6 only: from version 8 on a metadata log file
+    belongs to a slice by its deltacommit's completion time, which hudi-log's view of the metadata table
+    reads from the active timeline only (archiving those deltacommits made its listing lose files), so the
+    metadata table's timeline is left whole there."""
+    from ..metadata.services_archive import metadata_instants_to_archive
+
+    root = as_path(table_path) / ".hoodie" / "metadata"
+    if not (root / ".hoodie" / "hoodie.properties").exists() or read_properties(root).timeline_layout_version >= 2:
+        return []
+    chosen = metadata_instants_to_archive(table_path, options)
+    if not chosen:
+        return []
+    mprops = read_properties(root)
+    meta = Timeline(root, mprops)
+    last = chosen[-1].requested_time
+    chosen = sorted(chosen + [i for i in meta.completed() if i.action in (CLEAN, ROLLBACK) and i.requested_time < last],
+                    key=Instant.sort_key)
+    return _archive(root, mprops, meta, chosen, config, options)
 
 
 # ---- reading -------------------------------------------------------------------------------------

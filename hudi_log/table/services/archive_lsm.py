@@ -256,12 +256,15 @@ def compact_and_clean(folder: Path, batch: int) -> None:
             p.unlink(missing_ok=True)
 
 
-def archive_lsm(table_path: Path, props: TableProperties, timeline: Timeline, config, options) -> list:
+def archive_lsm(table_path: Path, props: TableProperties, timeline: Timeline, config, options,
+                chosen: list[Instant] | None = None) -> list:
     """Archive a version-8+ table's timeline into the LSM history (caller holds the table lock); the
-    instant files archived, as :class:`~.archive.ArchivedInstant` records."""
+    instant files archived, as :class:`~.archive.ArchivedInstant` records. ``chosen``: these instants (the
+    metadata table's, chosen by its own rules), else the archiver's choice."""
     from .archive import ArchivedInstant
     lsm = LsmConfig.of(options, table_path)
-    chosen = lsm_instants_to_archive(timeline, props, config, lsm)
+    if chosen is None:
+        chosen = lsm_instants_to_archive(timeline, props, config, lsm)
     if not chosen:
         return []
     actions = [files_of(timeline, c) for c in chosen]
