@@ -1,7 +1,7 @@
 """Issue 37's "Done when", through the package and the CLI: every corpus table that Java would take an upsert
 into takes one of two of its own rows from hudi-log (then the same rows again through ``hudi-log write``) (a column changed, the ordering value raised), read back right by
-hudi-log and equal by hudi-rs. Tables with a metadata table are written with ``hoodie.metadata.enable=false``
-(on a copy: the metadata table is dropped first, as Java does; writing it is the metadata-table issue's).
+hudi-log and equal by hudi-rs. Tables with a metadata table keep it, in step with storage, through the
+package's write and the Spark write (the epoch-millis case still writes with ``hoodie.metadata.enable=false``).
 
 What is not upserted, and why (the test holds this list):
 
@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 from hudi_log.cli import main
 from hudi_log.table import read_table
+from hudi_log.table.metadata_files import compare_with_storage
 from hudi_log.table.metadata_table import has_metadata_table
 from hudi_log.table.properties import read_properties
 from hudi_log.table.write.client import write_table
@@ -94,6 +95,25 @@ def _upsert_and_check(path, two, col, opts, cli: bool = False):
     assert _by_key(after, keys, col) == _by_key(hudi_rs_rows(path), keys, col), path.name
 
 
+def _delete_and_compact(path, two, col, kept: bool) -> None:
+    """One of the two rows deleted, then (MERGE_ON_READ) a compaction: rows right by hudi-log and hudi-rs, the
+    metadata table (where the table keeps one) still equal to storage."""
+    from hudi_log.table.services.compaction import compact
+
+    props = read_properties(path)
+    keys = props.record_key_fields
+    gone = tuple(str(two.column(k)[0].as_py()) for k in keys)
+    before = _by_key(read_table(path).to_pylist(), keys, col)
+    write_table(path, two.slice(0, 1), "delete", {})
+    after = _by_key(read_table(path).to_pylist(), keys, col)
+    assert after == [kv for kv in before if kv[0] != gone], path.name
+    if props.is_mor:
+        assert compact(path, {"hoodie.compact.inline.max.delta.commits": "1"}) is not None, path.name
+        assert _by_key(read_table(path).to_pylist(), keys, col) == after, path.name
+    assert _by_key(hudi_rs_rows(path), keys, col) == after, path.name
+    assert not kept or compare_with_storage(path) == [], path.name
+
+
 def test_every_corpus_table_java_takes_an_upsert_into_takes_one_from_hudi_log(tmp_path, corpus_tables):
     done, skipped = [], set()
     for name, root in sorted(corpus_tables.items()):
@@ -103,9 +123,10 @@ def test_every_corpus_table_java_takes_an_upsert_into_takes_one_from_hudi_log(tm
         if name in NO_ROWS or name == TEXT_EPOCH:
             skipped.add(name)
             continue
-        opts = {"hoodie.metadata.enable": "false"} if has_metadata_table(path, props) else {}
+        kept = has_metadata_table(path, props)  # Java's metadata table, kept by the write
         _, two, col = _two_rows(path)
-        _upsert_and_check(path, two, col, opts)
+        _upsert_and_check(path, two, col, {})
+        assert not kept or compare_with_storage(path) == [], name
         # and again through the CLI, the same two rows changed once more
         again = _two_rows(path)[1]
         if pa.types.is_string(again.schema.field(col).type):
@@ -114,6 +135,7 @@ def test_every_corpus_table_java_takes_an_upsert_into_takes_one_from_hudi_log(tm
             again = again.set_column(again.schema.get_field_index(col), col,
                                      pa.array([-8001, -8002], again.schema.field(col).type))
         _upsert_and_check(path, again, col, {}, cli=True)
+        _delete_and_compact(path, again, col, kept)
         done.append(name)
     assert skipped == NO_ROWS | {TEXT_EPOCH}
     assert len(done) == len(corpus_tables) - 3 and len(done) >= 14
@@ -169,7 +191,8 @@ def test_every_corpus_table_java_takes_an_upsert_into_takes_one_through_spark(tm
         path = tmp_path / name
         shutil.copytree(root, path)
         props = read_properties(path)
-        opts = {"hoodie.metadata.enable": "false"} if has_metadata_table(path, props) else {}
+        opts = {}  # a metadata table is kept, in step with storage (checked below)
+        kept = has_metadata_table(path, props)
         _, two, col = _two_rows(path)
         src = tmp_path / f"{name}.parquet"
         pq.write_table(two, src)
@@ -181,5 +204,6 @@ def test_every_corpus_table_java_takes_an_upsert_into_takes_one_through_spark(tm
         assert {k: v for k, v in _by_key(after, keys, col) if k in upserted} == upserted, name
         assert len(after) == len(before), name
         assert _by_key(after, keys, col) == _by_key(hudi_rs_rows(path), keys, col), name
+        assert not kept or compare_with_storage(path) == [], name
         done.append(name)
     assert len(done) == len(corpus_tables) - 3
