@@ -253,10 +253,16 @@ def has_zero_width_items(schema: Mapping) -> bool:
     return Shape(schema).zero_width_items
 
 
+@lru_cache(maxsize=64)
+def _shape(schema_json: str) -> "Shape":
+    # Hudi repeats one schema across many blocks (a metadata table's is large): its shape is worked out once
+    return Shape(json.loads(schema_json))
+
+
 def check_work(schema: Mapping, records: int) -> bool:
     """Whether the datums of ``records`` records must be walked before fastavro reads them (zero-width
     array items, a recursive record); BoundError when the schema alone would cost too much per record."""
-    sh = Shape(schema)
+    sh = _shape(json.dumps(schema, sort_keys=True))
     if sh.nodes > MAX_SCHEMA_NODES:
         raise BoundError("header.SCHEMA", f"schema has more than {MAX_SCHEMA_NODES} types with its named types "
                                           "expanded (named records used within each other many times)")
