@@ -55,6 +55,11 @@ def _task_id(name: str) -> int:
     return int(token.split("-")[0])
 
 
+def _data_logs(path) -> set[str]:
+    """The data table's log files (not its metadata table's, under .hoodie)."""
+    return {p.name for p in Path(path).rglob(".*.log.*") if ".hoodie" not in p.relative_to(path).parts}
+
+
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", "COPY_ON_WRITE"])
 def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     path, plain = str(tmp_path / "spark"), str(tmp_path / "plain")
@@ -67,7 +72,7 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     upsert = rows(range(0, 3300, 3), "b", 2)  # updates in every file group, and new keys
     df = spark.createDataFrame(upsert, SCHEMA).repartition(200)
     assert df.rdd.getNumPartitions() == 200
-    before = {p.name for p in Path(path).rglob(".*.log.*")}
+    before = _data_logs(path)
     res = write(df, path, o)
     write_table(plain, pa.Table.from_pylist([dict(zip(ARROW.names, r)) for r in upsert], ARROW), "upsert", o)
     stats = commit_stats(path, res.instant)
@@ -80,7 +85,7 @@ def test_200_partitions_one_file_per_file_group(spark, tmp_path, table_type):
     assert 1 <= len(tasks) <= 2 * spark.sparkContext.defaultParallelism < len(per_group)
     if table_type == "MERGE_ON_READ":
         # (a version-6 log file is named by its slice's base instant, so the new ones are told apart by listing)
-        on_disk = {p.name for p in Path(path).rglob(".*.log.*")} - before
+        on_disk = _data_logs(path) - before
         named = {Path(s["path"]).name for s in stats if ".log." in s["path"]}
         # one log file per touched file group, but the partitions' small base-only groups, which take the new
         # keys and are rewritten with their updates (Java's small file corrections)
