@@ -9,9 +9,8 @@ import shutil
 
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
-from hudi_log.cli import main
+from cli_runner import cli, ok_json
 from hudi_log.cli.operator import _quantile, size_summary
 from hudi_log.table.write.client import write_table
 
@@ -22,16 +21,6 @@ SCHEMA = pa.schema([("id", pa.string()), ("val", pa.string()), ("ts", pa.int64()
 OPTS = {"hoodie.table.name": "o", "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "part",
         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.write.table.version": "8"}
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok_json(*args):
-    r = cli(*args, "--json")
-    assert r.exit_code == 0, r.output
-    return json.loads(r.output)
 
 
 def put(base, rows, ts, operation="upsert", opts=OPTS):

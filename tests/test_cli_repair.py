@@ -11,9 +11,8 @@ import warnings
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from click.testing import CliRunner
 
-from hudi_log.cli import main
+from cli_runner import cli, ok_json
 from hudi_log.format.log_file_name import LogFileName
 from hudi_log.table import read_table
 from hudi_log.table.services.dedupe import plan_dedupe
@@ -21,16 +20,6 @@ from hudi_log.table.write.client import write_table
 
 MOR6 = "quickstart_trips_table_mor_avro_v6_trips_8i1u"
 COLUMNS = ["ts", "uuid", "rider", "driver", "fare", "city"]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok_json(*args):
-    r = cli(*args, "--json")
-    assert r.exit_code == 0, r.output
-    return json.loads(r.output)
 
 
 @pytest.fixture
