@@ -189,3 +189,29 @@ class TableLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+#: Where the metadata lock lives, under the data table: ``.hoodie/.aux`` is Hudi's folder for auxiliary
+#: files, which no timeline or file listing reads.
+METADATA_LOCK_FOLDER = (".hoodie", ".aux", "metadata_sync")
+_METADATA_LOCK_MIN_EXPIRY_S = 10.0
+
+
+def metadata_lock(table_path, config: ConcurrencyConfig) -> TableLock:
+    """The lock every change to the metadata table is made under, whatever the concurrency mode.
+
+    Every data action ends by writing a deltacommit into the one metadata table, so processes that share a
+    table without a lock provider (a single-writer table with a compaction or clean process beside its
+    writer, which hudi-log allows while heartbeats keep them apart) would otherwise meet there: one would
+    take the other's half-written deltacommit for a failed one and roll it back, losing the file listing of
+    a write that then completes. Java avoids the meeting by promising one process (its table services run in
+    the writer's process, under an in-process lock); hudi-log takes a file lock (Java's
+    ``FileSystemBasedLockProvider`` rules) in ``.hoodie/.aux/metadata_sync``. A holder keeps it fresh; one
+    that died is taken over once it is older than the heartbeat timeout (at least 10 s). Re-entrant within
+    a thread, as :class:`TableLock` is; taken after the table lock where both are held."""
+    from dataclasses import replace
+
+    folder = as_path(table_path).joinpath(*METADATA_LOCK_FOLDER)
+    expiry_s = max(config.heartbeat_timeout_s, _METADATA_LOCK_MIN_EXPIRY_S)
+    return TableLock(table_path, replace(config, lock_provider=FILE_SYSTEM_LOCK, lock_fs_path=str(folder),
+                                         lock_fs_expire_minutes=expiry_s / 60.0))

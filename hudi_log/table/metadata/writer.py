@@ -11,7 +11,11 @@ version per write, as Hudi on local disk and object stores), and completes a del
 table's own timeline at the data instant's time (requested, inflight, completed with write stats as Java
 writes them). The caller does this under the data table's lock, before it completes its own instant (the
 metadata table commits first; a crash between the two leaves a metadata deltacommit whose data instant is
-pending, which readers ignore and the next rollback of that data instant undoes).
+pending, which readers ignore and the next rollback of that data instant undoes). Every change to the
+metadata table (sync, its services, its creation) is also made under the metadata lock
+(:func:`~hudi_log.table.concurrency.lock.metadata_lock`), whatever the concurrency mode: processes sharing
+a single-writer table (a writer beside a compaction process) would otherwise roll back each other's
+half-written deltacommits as failed ones.
 
 Rollback (``update(HoodieRollbackMetadata)``): from table version 8 on the metadata deltacommit of the
 rolled-back instant is itself rolled back, at the data rollback's instant time; on version 6 a deltacommit at
@@ -41,6 +45,8 @@ from ...format.log_file_name import make_write_token
 from ...log.storage import Storage
 from ...log.writer import LogWriter
 from ...paths import AnyPath, as_path
+from ..concurrency.config import concurrency_config
+from ..concurrency.lock import metadata_lock
 from ..metadata_files import SOLO_COMMIT_PREFIX, metadata_path
 from ..metadata_table import METADATA_PARTITIONS_KEYS, MetadataTableError
 from ..properties import TableProperties, java_date, read_properties, write_atomic, write_properties
@@ -99,7 +105,8 @@ def run_metadata_services(table_path, options: Mapping | None, inflight_instant:
 
     if not metadata_enabled(options):
         return []
-    return run_table_services(table_path, dict(options or {}), inflight_instant=inflight_instant)
+    with metadata_lock(table_path, concurrency_config(options)):
+        return run_table_services(table_path, dict(options or {}), inflight_instant=inflight_instant)
 
 
 # ---- writing records -----------------------------------------------------------------------------------
@@ -393,7 +400,10 @@ def prepare_metadata_table(table_path, props: TableProperties, options: Mapping 
     if not metadata_enabled(options):
         return props
     if not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
-        return bootstrap_metadata_table(table_path, props, options)
+        with metadata_lock(table_path, concurrency_config(options)):
+            if not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+                return bootstrap_metadata_table(table_path, props, options)
+        props = read_properties(table_path)  # another process created it meanwhile
     load_builders(table_path, listed_partitions(props))
     return props
 
@@ -407,9 +417,10 @@ def sync_metadata_table(table_path, instant: str, action: str, metadata: Mapping
 
     if not metadata_enabled(options) or not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
         return
-    props = read_properties(table_path)
-    update_metadata_table(DataChange(table_path, props, instant, _COMPLETES_AS.get(action, action), dict(metadata),
-                                     dict(options or {})))
+    with metadata_lock(table_path, concurrency_config(options)):  # one syncing process at a time
+        props = read_properties(table_path)
+        update_metadata_table(DataChange(table_path, props, instant, _COMPLETES_AS.get(action, action),
+                                         dict(metadata), dict(options or {})))
 
 
 def check_metadata_partitions(table_path, props: TableProperties, options: Mapping | None) -> None:
