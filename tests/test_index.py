@@ -132,7 +132,7 @@ def test_key_index_lookups_and_pickling():
 def test_logs_that_commits_wrote_only_updates_to_are_not_read(tmp_path, monkeypatch):
     """Hudi counts a record as an update only where the index placed it in the group, so the keys of a
     log that no commit wrote inserts to are the group's already: the build skips decoding them."""
-    import hudi_log.table.read.query as read_mod
+    import hudi_log.table.read.keys as read_mod
 
     path = tmp_path / "t"
     opts, t = _opts("MERGE_ON_READ"), _rows

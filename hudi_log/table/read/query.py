@@ -66,6 +66,7 @@ from ...format.content.avro_arrow import UnsupportedAvroType, avro_to_arrow_sche
 from ..view.file_system_view import FileSlice, FileSystemView
 from ..metadata_files import ENABLE
 from ..view.base_file import conform
+from .filters import check_columns, check_filter, filter_mask
 from .incremental import incremental_scope
 from .instants import query_arguments, validate_as_of
 from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
@@ -80,6 +81,7 @@ from ..timeline.timeline import WRITE_ACTIONS, Timeline
 QUERY_TYPES = ("snapshot", "read_optimized", "incremental")
 META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
                 "_hoodie_file_name")
+MERGE_COLUMNS = (KEY_FIELD, "_hoodie_is_deleted", "_hoodie_operation")
 _DEFAULT_PARTITIONS = {"__HIVE_DEFAULT_PARTITION__", "default"}
 
 
@@ -200,7 +202,7 @@ class HudiTable:
         cols = tuple(columns) if columns else None
         flts = tuple(tuple(f) for f in filters or ())
         for f in flts:
-            _check_filter(f)
+            check_filter(f)
         base_ctx = dict(table_path=str(self.path), query=query, bound=bound,
                         begin=begin,
                         table_version=props.version, ordering_fields=tuple(props.ordering_fields),
@@ -212,7 +214,7 @@ class HudiTable:
                         window_end=scope.window_end if scope else None)
         if bound is None:  # no completed commit yet: an empty table
             ctx = ReadContext(table_schema=_empty_schema(props), **base_ctx)
-            _check_columns(ctx, cols, flts)
+            check_columns(ctx, cols, flts)
             return ReadPlan(ctx, [])
         for inst in self.timeline.completed_commits():  # a corrupt commit file is an error naming it
             if inst.requested_time <= bound:
@@ -230,7 +232,7 @@ class HudiTable:
         slices = fs.latest_file_slices()
         file_types: dict[str, dict] = {}
         ctx = ReadContext(table_schema=self._table_schema(slices, bound, merge_logs, file_types), **base_ctx)
-        _check_columns(ctx, cols, flts)
+        check_columns(ctx, cols, flts)
         table_types = {f.name: f.type for f in ctx.table_schema}
         tasks = [SliceTask.of(s, merge_logs) for s in slices]
         tasks = [replace(t, base_exact=all(table_types.get(n) == typ for n, typ in file_types[t.base_file].items()))
@@ -320,7 +322,7 @@ class HudiTable:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
                 continue
             try:
-                keep = _mask(arr, op, val)[0].as_py()
+                keep = filter_mask(arr, op, val)[0].as_py()
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError):
                 continue
             if keep is False:
@@ -483,58 +485,6 @@ def _merge_vectorized(ctx: ReadContext, task: SliceTask, base: pa.Table | TwoSte
 
 
 #: the columns a merge reads besides the record-key and ordering fields
-MERGE_COLUMNS = (KEY_FIELD, "_hoodie_is_deleted", "_hoodie_operation")
-
-
-def read_slice_keys(plan: ReadPlan, task: SliceTask) -> pa.Array:
-    """The record keys of one slice's merged rows (string, no nulls): the merge of :func:`read_slice`
-    on the columns it needs (keys, ordering values, delete markers), so the rest is never decoded."""
-    ctx = plan.context
-    schema = _merge_schema(ctx, ())
-    # a table without meta fields keys its rows by the record-key columns (merge.record_keys)
-    cols = list(dict.fromkeys([KEY_FIELD, *ctx.key_fields]))
-    table = _merge_projected(ctx, task, schema, cols) if KEY_FIELD in schema.names else None
-    if table is None:  # the whole slice, record by record where it must
-        table = read_slice(replace(ctx, columns=None, filters=()), task)
-    keys = table.column(KEY_FIELD).combine_chunks()
-    if keys.null_count and ctx.key_fields:
-        keys = row_keys(table, ctx.key_fields)
-    return keys.filter(pc.is_valid(keys)).cast(pa.string())
-
-
-def row_keys(table: pa.Table, key_fields) -> pa.Array:
-    """Each row's record key: ``_hoodie_record_key``, or on a table without meta fields the key the reader
-    makes from the record-key columns (:func:`~hudi_log.table.read.scanner.virtual_key`)."""
-    try:
-        return record_keys(table, key_fields).combine_chunks()
-    except NotVectorizable:
-        if KEY_FIELD in table.column_names and table.column(KEY_FIELD).null_count == 0:
-            return table.column(KEY_FIELD).combine_chunks()
-        metas = table.column(KEY_FIELD).to_pylist() if KEY_FIELD in table.column_names else [None] * table.num_rows
-        rows = table.select(list(key_fields)).to_pylist()
-        return pa.array([m if m is not None else virtual_key([r.get(f) for f in key_fields], key_fields)
-                         for m, r in zip(metas, rows)], pa.string())
-
-
-def slice_log_keys(plan: ReadPlan, task: SliceTask) -> pa.Array | None:
-    """The record keys the slice's log data blocks hold (those a merge counts; deletes not included),
-    decoding only the key columns; None where keys cannot be read that way."""
-    from ...format.grammar import BlockType
-    from .merge import record_keys
-
-    ctx = plan.context
-    cols = [KEY_FIELD, *ctx.key_fields]
-    out = []
-    try:
-        for block in _scanner(ctx, task).queued_blocks():
-            if block.block_type != BlockType.delete_block:
-                out.append(record_keys(block.to_arrow(columns=cols), ctx.key_fields).combine_chunks())
-    except NotVectorizable:
-        return None
-    keys = pa.concat_arrays(out) if out else pa.array([], pa.string())
-    return None if keys.null_count else keys
-
-
 def _scanner(ctx: ReadContext, task: SliceTask) -> MergedLogScanner:
     return MergedLogScanner(
         task.log_files, table_version=ctx.table_version, ordering_fields=list(ctx.ordering_fields),
@@ -584,7 +534,7 @@ def _finish(ctx: ReadContext, table: pa.Table) -> pa.Table:
             mask = pc.and_(pc.greater(ct, ctx.begin), pc.less_equal(ct, ctx.window_end or ctx.bound))
         table = table.filter(pc.fill_null(mask, False))
     for col, op, val in ctx.filters:
-        table = table.filter(pc.fill_null(_mask(table.column(col), op, val), False))
+        table = table.filter(pc.fill_null(filter_mask(table.column(col), op, val), False))
     if ctx.columns:
         table = table.select(list(ctx.columns))
     return table
@@ -604,33 +554,6 @@ def _empty_schema(props) -> pa.Schema:
         except (ValueError, KeyError, TypeError):  # the empty table still has the meta columns
             pass
     return pa.schema(fields)
-
-
-_OPS = {"=": pc.equal, "==": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
-        ">": pc.greater, ">=": pc.greater_equal}
-
-
-def _check_filter(f: tuple) -> None:
-    if len(f) != 3:
-        raise ValueError(f"a filter is (column, op, value), not {f!r}")
-    op = str(f[1]).strip().lower()
-    if op not in _OPS and op not in ("in", "not in"):
-        raise ValueError(f"unknown filter operator {op!r}")
-
-
-def _check_columns(ctx: ReadContext, columns, filters) -> None:
-    names = ctx.table_schema.names
-    unknown = [c for c in list(columns or []) + [f[0] for f in filters] if c not in names]
-    if unknown:
-        raise KeyError(f"unknown columns: {', '.join(dict.fromkeys(unknown))}")
-
-
-def _mask(arr, op: str, val):
-    op = op.strip().lower()
-    if op in _OPS:
-        return _OPS[op](arr, val if isinstance(val, pa.Scalar) else pa.scalar(val, type=arr.type))
-    mask = pc.is_in(arr, value_set=pa.array(list(val), type=arr.type))
-    return pc.invert(mask) if op == "not in" else mask
 
 
 def read_table(path, query: str = "snapshot", as_of=None, begin=None, end=None, columns=None,

@@ -63,7 +63,8 @@ from ..view.base_file import base_file_name, bloom_options, write_base_file
 from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.pending import contained_slice, incomplete_commits, pending_plans
 from ..properties import TableError
-from ..read.query import HudiTable, SliceTask, read_slice, row_keys
+from ..read.keys import row_keys
+from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter

@@ -338,7 +338,8 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
     plan = tasks = None
     exact: set[int] = set()  # groups whose liveness is needed
     if props.is_mor and any(g.log_files for g in infos):
-        from ..read.query import HudiTable, slice_log_keys
+        from ..read.keys import slice_log_keys
+        from ..read.query import HudiTable
 
         plan = HudiTable(table_path).plan(query="snapshot")
         tasks = {(t.partition, t.file_id): t for t in plan.tasks}
@@ -365,7 +366,7 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
         exact.update(n for n in shared if tasks is not None and tasks.get(locs[n]) is not None
                      and tasks[locs[n]].log_files)
     if exact:
-        from ..read.query import read_slice_keys
+        from ..read.keys import read_slice_keys
 
         entries = {n: (k, None) for n, k in base.items() if n not in exact}
         merged = {}

@@ -193,7 +193,8 @@ def _slice_keys(index: FileGroupIndex, g: GroupFacts) -> tuple[pa.Array, np.ndar
     base = base.filter(pc.is_valid(base))
     if not (g.key_logs or g.deletes) or index.read_context is None:
         return base, np.ones(len(base), bool)
-    from ..read.query import ReadPlan, SliceTask, read_slice_keys, slice_log_keys
+    from ..read.keys import read_slice_keys, slice_log_keys
+    from ..read.query import ReadPlan, SliceTask
 
     plan = ReadPlan(index.read_context)
     task = SliceTask(g.partition, g.file_id, g.base_instant, g.base_file, g.key_logs, 0)
