@@ -70,11 +70,11 @@ from .filters import check_columns, check_filter, filter_mask
 from .incremental import incremental_scope
 from .instants import query_arguments, validate_as_of
 from .integrity import check_corrupt_block, committed_log_extents, missing_or_short_files, report
-from .merge import NotVectorizable, TwoStepBase, merge_slice, record_keys
+from .merge import NotVectorizable, TwoStepBase, merge_slice
 from ..errors import QueryError
 from ..properties import read_properties
 from ..schema import coerce_value, read_type
-from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base, virtual_key
+from .scanner import KEY_FIELD, Entry, MergedLogScanner, combine_with_base
 from .stats_pruning import StatsPruning, prune as prune_by_column_stats
 from ..timeline.timeline import WRITE_ACTIONS, Timeline
 
