@@ -143,3 +143,18 @@ def test_pending_compaction_v6_differs_from_hudi_rs(tmp_path):
     assert theirs == {r["uuid"]: _cols(r) for r in read_table(base, as_of=I2).to_pylist()}
     ours = {r["uuid"]: _cols(r) for r in read_table(base).to_pylist()}
     assert set(ours) - set(theirs) == {"uuid-009"} and ours["uuid-002"]["_hoodie_commit_time"] == I4
+
+
+def test_a_version_1_plan_with_full_paths_is_taken_by_file_names():
+    """Plan version 1 held full paths; Java's CompactionV2MigrationHandler keeps their names, for data and
+    metadata tables alike (one CompactionOperation, timeline/compaction_plan.py); a name is then looked up in
+    the operation's partition folder only, so a path pointing elsewhere cannot lead outside it."""
+    from hudi_log.table.timeline.compaction_plan import CompactionOperation
+
+    op = CompactionOperation.from_record({
+        "baseInstantTime": "001", "fileId": "f1", "partitionPath": "p",
+        "dataFilePath": "s3://bucket/elsewhere/p/f1_0-1-0_001.parquet",
+        "deltaFilePaths": ["/tmp/../etc/.f1_001.log.1_0-1-0", "hdfs://nn/t/p/.f1_001.log.2_0-1-0"]})
+    assert op.base_file == "f1_0-1-0_001.parquet"
+    assert op.log_files == (".f1_001.log.1_0-1-0", ".f1_001.log.2_0-1-0")
+    assert CompactionOperation.from_record(op.to_record()) == op

@@ -68,7 +68,7 @@ from ..metadata_files import (
 )
 from ..properties import read_properties
 from ..timeline import commit_metadata as cm
-from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION
+from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION, CompactionOperation
 from ..timeline.pending import contained_slice
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, Instant, Timeline
 from ..timeline.writer import TimelineWriter, format_instant
@@ -95,28 +95,6 @@ _DEFAULT_MAX_FILE_MB = 120
 
 class MetadataServiceError(TableError):
     """A service of the metadata table cannot run (names the file or instant and what is wrong)."""
-
-
-@dataclass(frozen=True)
-class CompactionOperation:
-    """One metadata file slice to compact (``HoodieCompactionOperation``)."""
-
-    partition: str
-    file_id: str
-    base_instant: str
-    base_file: str | None
-    log_files: tuple[str, ...]
-    metrics: Mapping[str, float] = field(default_factory=dict)
-
-    def to_record(self) -> dict:
-        return {"baseInstantTime": self.base_instant, "deltaFilePaths": list(self.log_files),
-                "dataFilePath": self.base_file, "fileId": self.file_id, "partitionPath": self.partition,
-                "metrics": dict(self.metrics), "bootstrapFilePath": None}
-
-    @classmethod
-    def from_record(cls, r: Mapping) -> "CompactionOperation":
-        return cls(r.get("partitionPath") or "", r["fileId"], r["baseInstantTime"], r.get("dataFilePath"),
-                   tuple(r.get("deltaFilePaths") or ()), dict(r.get("metrics") or {}))
 
 
 # --- scheduling rules ---------------------------------------------------------------------------------------

@@ -68,7 +68,8 @@ from ..read.query import HudiTable, SliceTask, read_slice
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
-from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION  # noqa: F401 (archive.py imports it here)
+from ..timeline.compaction_plan import (  # noqa: F401 (archive.py imports the schema here)
+    COMPACTION_PLAN_SCHEMA, PLAN_VERSION, CompactionOperation)
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 
@@ -78,30 +79,6 @@ MAX_DELTA_COMMITS = "hoodie.compact.inline.max.delta.commits"
 
 class CompactionError(TableError):
     """A compaction cannot be scheduled or run (wrong table type, pending writes, unknown instant)."""
-
-
-@dataclass(frozen=True)
-class CompactionOperation:
-    """One file slice to compact (``HoodieCompactionOperation``)."""
-    partition: str
-    file_id: str
-    base_instant: str
-    base_file: str | None  # file name
-    log_files: tuple[str, ...]  # file names, in Hudi's log file order
-    metrics: Mapping[str, float] = field(default_factory=dict)
-
-    def to_record(self) -> dict:
-        return {"baseInstantTime": self.base_instant, "deltaFilePaths": list(self.log_files),
-                "dataFilePath": self.base_file, "fileId": self.file_id, "partitionPath": self.partition,
-                "metrics": dict(self.metrics), "bootstrapFilePath": None}
-
-    @classmethod
-    def from_record(cls, r: Mapping) -> "CompactionOperation":
-        # plan version 1 stored full paths: keep the names either way
-        base = r.get("dataFilePath")
-        return cls(r.get("partitionPath") or "", r["fileId"], r["baseInstantTime"],
-                   Path(base).name if base else None,
-                   tuple(Path(p).name for p in r.get("deltaFilePaths") or ()), dict(r.get("metrics") or {}))
 
 
 @dataclass(frozen=True)
