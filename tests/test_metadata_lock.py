@@ -84,3 +84,30 @@ def test_the_metadata_lock_is_reentrant_and_released(tmp_path):
         with metadata_lock(path, config):  # a sync inside the services' run: the same holder
             assert (path / ".hoodie" / ".aux" / "metadata_sync" / "lock").exists()
     assert not (path / ".hoodie" / ".aux" / "metadata_sync" / "lock").exists()
+
+
+def test_a_killed_holders_metadata_lock_is_taken_over_at_once(tmp_path):
+    """A process killed while it syncs leaves the lock file; on the same host its pid is gone, so the next
+    sync takes the lock at once rather than after the expiry (the heartbeat timeout, 2 minutes by default)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "t"
+    write_table(path, rows(["a1"], "init", 1, "pa"), "insert", OPTS)
+    code = ("import sys, time; from hudi_log.table.concurrency.config import concurrency_config; "
+            "from hudi_log.table.concurrency.lock import metadata_lock; "
+            "metadata_lock(sys.argv[1], concurrency_config(None)).acquire(); print('held', flush=True); "
+            "time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    lock_file = path / ".hoodie" / ".aux" / "metadata_sync" / "lock"
+    assert lock_file.exists()
+    lock = metadata_lock(path, concurrency_config(None))
+    assert not lock.provider.try_lock()  # alive: held
+    holder.kill()
+    holder.wait()
+    assert lock.provider.try_lock()  # one attempt, long before the expiry: its holder is seen dead
+    lock.provider.unlock()
+    write_table(path, rows(["a1"], "a:1", 2, "pa"), "upsert", OPTS)
+    assert {r["id"]: r["val"] for r in read_table(path).to_pylist()} == {"a1": "a:1"}
+    assert not lock_file.exists()

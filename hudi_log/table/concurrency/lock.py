@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import socket
 import threading
 import time
 
@@ -35,10 +36,13 @@ class FileSystemLock:
     """Java's ``FileSystemBasedLockProvider``: create-if-absent is atomic on local disk and on S3 (a PUT with
     ``If-None-Match: *``); a check, then a PUT, on GCS and Azure (:func:`hudi_log.paths.create_new`)."""
 
-    def __init__(self, table_path, config: ConcurrencyConfig):
+    def __init__(self, table_path, config: ConcurrencyConfig, *, owner_check: bool = False):
         folder = as_path(config.lock_fs_path) if config.lock_fs_path else as_path(table_path) / ".hoodie"
         self.path = folder / LOCK_FILE_NAME
         self.expire_s = config.lock_fs_expire_minutes * 60.0
+        # hudi-log's own locks (not Java's file) also name their holder's host and pid, so a holder killed on
+        # this host is seen dead at once rather than after the expiry
+        self.owner_check = owner_check
         self._keeper: threading.Thread | None = None
         self._held = threading.Event()
 
@@ -58,8 +62,27 @@ class FileSystemLock:
         except FileNotFoundError:
             return False
 
+    def _holder_dead_here(self) -> bool:
+        """The lock names a holder on this host whose process is gone (only for ``owner_check`` locks)."""
+        if not self.owner_check:
+            return False
+        try:
+            info = json.loads(self.path.read_text())
+            host, pid = info.get("host"), int(info.get("pid"))
+        except (OSError, ValueError, TypeError, AttributeError):
+            return False
+        if host != socket.gethostname() or pid == os.getpid():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+
     def try_lock(self) -> bool:
-        if self.path.exists() and self._expired():
+        if self.path.exists() and (self._expired() or self._holder_dead_here()):
             try:
                 self.path.unlink()
             except FileNotFoundError:
@@ -69,6 +92,8 @@ class FileSystemLock:
             "lockThreadName": f"hudi-log pid {os.getpid()} {threading.current_thread().name}",
             "lockStacksInfo": [],
         }
+        if self.owner_check:
+            info.update(host=socket.gethostname(), pid=os.getpid())
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:  # atomic on local disk and S3 (hudi_log.paths.create_new)
             create_new(self.path, json.dumps(info, indent=2).encode())
@@ -134,11 +159,12 @@ class TableLock:
 
     _held = threading.local()  # per thread: {lock description: hold count}
 
-    def __init__(self, table_path, config: ConcurrencyConfig):
+    def __init__(self, table_path, config: ConcurrencyConfig, provider=None):
         self.config = config
         self.table_path = as_path(table_path)
-        provider = _PROVIDERS.get(config.lock_provider) if config.lock_provider else None
-        self.provider = provider(table_path, config) if provider else None
+        if provider is None and config.lock_provider in _PROVIDERS:
+            provider = _PROVIDERS[config.lock_provider](table_path, config)
+        self.provider = provider
 
     @property
     def enabled(self) -> bool:
@@ -207,11 +233,13 @@ def metadata_lock(table_path, config: ConcurrencyConfig) -> TableLock:
     a write that then completes. Java avoids the meeting by promising one process (its table services run in
     the writer's process, under an in-process lock); hudi-log takes a file lock (Java's
     ``FileSystemBasedLockProvider`` rules) in ``.hoodie/.aux/metadata_sync``. A holder keeps it fresh; one
-    that died is taken over once it is older than the heartbeat timeout (at least 10 s). Re-entrant within
-    a thread, as :class:`TableLock` is; taken after the table lock where both are held."""
+    that died is taken over at once where it ran on this host (its pid is gone), else once the lock is older
+    than the heartbeat timeout (at least 10 s). Re-entrant within a thread, as :class:`TableLock` is; taken
+    after the table lock where both are held."""
     from dataclasses import replace
 
     folder = as_path(table_path).joinpath(*METADATA_LOCK_FOLDER)
     expiry_s = max(config.heartbeat_timeout_s, _METADATA_LOCK_MIN_EXPIRY_S)
-    return TableLock(table_path, replace(config, lock_provider=FILE_SYSTEM_LOCK, lock_fs_path=str(folder),
-                                         lock_fs_expire_minutes=expiry_s / 60.0))
+    own = replace(config, lock_provider=FILE_SYSTEM_LOCK, lock_fs_path=str(folder),
+                  lock_fs_expire_minutes=expiry_s / 60.0)
+    return TableLock(table_path, own, FileSystemLock(table_path, own, owner_check=True))
