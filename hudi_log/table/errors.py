@@ -13,6 +13,10 @@ class WriteError(TableError):
     """A write to a Hudi table failed; nothing of it is visible (its instant was rolled back)."""
 
 
+class TableOptionsError(TableError):
+    """The options cannot create a table (no name, no record key, unknown type or version) or run a service."""
+
+
 class RecordKeyError(WriteError):
     """A record has no record key (null or empty key field) or lacks a key / partition column."""
 

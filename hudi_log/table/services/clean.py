@@ -66,10 +66,9 @@ from ..timeline.writer import TimelineWriter
 from ..timeline.clean_plan import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA  # noqa: F401 (archive.py imports them here)
 from ..timeline.clean_plan import earliest_commit_to_retain  # noqa: F401 (part of this module's API)
 
-KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS = (
-    "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS")
+from .options import KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, POLICIES
+
 POLICY = KEEP_LATEST_COMMITS  # the default (hoodie.cleaner.policy)
-POLICIES = (KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS)
 PLAN_VERSION = 2
 METADATA_VERSION = 2
 DEFAULT_RETAIN_COMMITS = 10  # hoodie.cleaner.commits.retained

@@ -43,7 +43,8 @@ from ...format.content.avro_arrow import spark_create_schema
 from ...format.content.meta_fields import POPULATE_META_FIELDS, populates_meta_fields
 from ..cdc import CDC_ENABLED, CDC_MODE, CdcOptionError, mode_of
 from ..metadata_table import MetadataTableError  # noqa: F401  (where writers import it)
-from ..errors import TableMismatchError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
+from ..errors import TableMismatchError, TableOptionsError, UnsupportedKeyGeneratorError  # noqa: F401  (importers take them here)
+from ..services.options import split_fields
 from ..timeline.timeline import ROLLBACK, Timeline
 from ..properties import (
     BACKUP_FILE, PROPERTIES_FILE, WRITABLE_TABLE_VERSIONS, TableError, TableProperties, check_mergeable, check_writable,
@@ -57,10 +58,6 @@ PARTITION_METAFILE = ".hoodie_partition_metadata"
 TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
 
 _PAYLOAD = "org.apache.hudi.common.model.{}"
-
-
-class TableOptionsError(TableError):
-    """The options cannot create a table (no name, no record key, unknown type or version)."""
 
 
 def check_key_generation(settings: Mapping, where) -> None:
@@ -100,14 +97,6 @@ def ordering_field(options: Mapping, path, version: int = DEFAULT_TABLE_VERSION)
         raise TableOptionsError(path, f"several ordering fields ({value!r}) need table version 9; "
                                       f"versions 6 and 8 record one (hoodie.table.precombine.field)")
     return value
-
-
-def split_fields(v) -> list[str]:
-    if v is None:
-        return []
-    if isinstance(v, (list, tuple)):
-        return [str(x).strip() for x in v if str(x).strip()]
-    return [p.strip() for p in str(v).split(",") if p.strip()]
 
 
 #: the merge modes hudi-log applies, with Hudi's merge strategy id (``HoodieRecordMerger``) and the payload

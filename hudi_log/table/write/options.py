@@ -14,80 +14,36 @@ property hudi-log computes itself given as a write option (Java ignores it) are 
 :data:`OPTIONS` is the one list of the Hudi options hudi-log knows; every option README.md and docs/ name is
 in it (tests/test_option_resolution.py extracts them from the docs). The modules that read an option keep
 their own deeper checks (a key generator's fields, a lock provider's path): this module is the gate that
-every entry point passes first, so a value is refused the same way wherever it came in.
+every entry point passes first, so a value is refused the same way wherever it came in. The resolution
+itself, and the options the table services read (which they resolve alike when called on their own), are
+:mod:`hudi_log.table.services.options`, below the write path.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
-from ...format.content.bloom import TYPE_CODES
 from ..cdc import MODES as CDC_MODES
-from ..concurrency.config import EAGER, LAZY, LOCK_PROVIDERS, NEVER, OPTIMISTIC, SINGLE_WRITER
-from ..errors import ConcurrencyConfigError, TableMismatchError, UnsupportedKeyGeneratorError, WriteError
+from ..errors import TableMismatchError, UnsupportedKeyGeneratorError
 from ..properties import WRITABLE_TABLE_VERSIONS
 from ..read.query import QUERY_TYPES
-from ..services.archive import ArchiveError
-from ..services.clean import POLICIES
-from .create import ORDERING_OPTIONS, PAYLOAD_MODES, STRATEGY_IDS, TABLE_TYPES, TableOptionsError, split_fields
+from ..services.options import (  # noqa: F401  (the resolution's names, imported here by the write's callers)
+    BOOL, ENUM, FIELDS, FILE, INT, NUMBER, OPERATION, READ, REFUSED, SERVICE_OPTIONS, STORED, TEXT, WHERE, Opt,
+    OptionError, Options,
+)
+from .create import ORDERING_OPTIONS, PAYLOAD_MODES, STRATEGY_IDS, TABLE_TYPES
 from .key_lookup import INDEX_TYPES, IndexTypeError
 from .keygen_config import CLASS_KINDS, ENCODINGS, KINDS
 from .timestamp_keygen import TIMESTAMP_TYPES
 
-WHERE = "<options>"
-OPERATION = "hoodie.datasource.write.operation"
 OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite", "insert_overwrite_table",
               "delete_partition")
-
-# kinds of option
-ENUM, BOOL, INT, NUMBER, TEXT, FIELDS = "enum", "bool", "int", "number", "text", "fields"
-#: a table property hudi-log writes itself (refused as a write option), a merging rule it does not apply
-#: (refused), an option of reads (a write ignores it, as Java's does), a file named like an option
-STORED, REFUSED, READ, FILE = "stored", "refused", "read", "file"
-
-
-class OptionError(TableOptionsError, WriteError):
-    """A write option's value is unknown, malformed, or disagrees with the same setting given another way;
-    refused before anything is written."""
 
 
 class TableVersionOptionError(OptionError, TableMismatchError):
     """``hoodie.write.table.version`` names a version hudi-log neither writes nor moves a table to."""
 
 
-@dataclass(frozen=True)
-class Opt:
-    """One Hudi setting: its names (the one hudi-log's code reads first, then the spellings Java also takes),
-    what it holds, the values an enumerated one may take, a valid value (the docs' walk writes with it)."""
-    names: tuple[str, ...]
-    kind: str
-    choices: tuple[str, ...] = ()
-    sample: str | None = None
-    label: str = ""  # what an enumerated option names ("operation"), for its error
-    prefix: bool = False  # names a family (hoodie.record.merge.property.*)
-    case_sensitive: bool = False
-    #: the error it is refused with: the owning module's, where callers catch that one
-    error: type = OptionError
-
-    @property
-    def name(self) -> str:
-        return self.names[0]
-
-    def canonical(self, value: str) -> str:
-        """The value as hudi-log compares it (enumerations ignore case, as Java's ``toUpperCase`` + ``valueOf``)."""
-        v = value.strip()
-        if self.kind == ENUM and not self.case_sensitive:
-            v = v.upper().replace("-", "_") if self.name != OPERATION else v.lower()
-            return {"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}.get(v, v) if "table.type" in self.name else v
-        if self.kind == BOOL:
-            return v.lower()
-        if self.kind == FIELDS:
-            return ",".join(split_fields(v))
-        return v
-
-
-_LOCKS = LOCK_PROVIDERS + tuple(p.rsplit(".", 1)[1] for p in LOCK_PROVIDERS)
 _B = lambda *names: Opt(names, BOOL, sample="true")  # noqa: E731
 _I = lambda *names, sample="10": Opt(names, INT, sample=sample)  # noqa: E731
 _S = lambda *names: Opt(names, STORED)  # noqa: E731
@@ -138,59 +94,10 @@ OPTIONS: tuple[Opt, ...] = (
     Opt(("hoodie.table.cdc.supplemental.logging.mode",), ENUM, CDC_MODES, "DATA_BEFORE_AFTER", "CDC logging mode"),
     # index and bloom filters
     Opt(("hoodie.index.type",), ENUM, INDEX_TYPES, "SIMPLE", "index type", error=IndexTypeError),
-    Opt(("hoodie.bloom.index.filter.type",), ENUM, TYPE_CODES, "DYNAMIC_V0", "bloom filter type"),
-    _I("hoodie.index.bloom.num_entries", sample="60000"),
-    Opt(("hoodie.index.bloom.fpp",), NUMBER, sample="0.000000001"),
-    _I("hoodie.bloom.index.filter.dynamic.max.entries", sample="100000"),
-    _B("hoodie.parquet.bloom.filter.enabled"),
     _I("hoodie.bloom.index.parallelism", sample="4"), _B("hoodie.bloom.index.prune.by.ranges"),
     _I("hoodie.simple.index.parallelism", sample="4"), _B("hoodie.simple.index.use.caching"),
-    # file sizes
-    _I("hoodie.parquet.max.file.size", sample="125829120"), _I("hoodie.parquet.small.file.limit", sample="104857600"),
-    _I("hoodie.logfile.max.size", sample="1073741824"), _I("hoodie.logfile.data.block.max.size", sample="268435456"),
-    # the metadata table
-    _B("hoodie.metadata.enable"),
-    _I("hoodie.metadata.compact.max.delta.commits"), _I("hoodie.metadata.cleaner.commits.retained", sample="20"),
-    _B("hoodie.metadata.record.index.enable"),
-    _I("hoodie.metadata.record.index.min.filegroup.count"),
-    _I("hoodie.metadata.record.index.max.filegroup.count", sample="10000"),
-    _I("hoodie.metadata.record.index.max.filegroup.size", sample="1073741824"),
-    Opt(("hoodie.metadata.record.index.growth.factor",), NUMBER, sample="2.0"),
-    # Hudi 1.1's partitioned record index: only the global one is kept
-    Opt(("hoodie.metadata.record.level.index.enable",), ENUM, ("FALSE",), "false",
-        "partitioned record index setting (hudi-log keeps the global record index)"),
-    # its statistics indexes (hudi_log.table.metadata.column_stats, partition_stats, bloom_filters)
-    Opt(("hoodie.metadata.index.column.stats.column.list",), FIELDS, sample="v"),
-    _I("hoodie.metadata.index.column.stats.max.columns.to.index", sample="32"),
-    _I("hoodie.metadata.index.column.stats.file.group.count", sample="2"),
-    _I("hoodie.metadata.index.partition.stats.file.group.count", sample="1"),
-    _I("hoodie.metadata.index.bloom.filter.file.group.count", sample="4"),
-    # table services a write runs
-    _B("hoodie.clean.automatic"),
-    Opt(("hoodie.cleaner.policy",), ENUM, POLICIES, "KEEP_LATEST_COMMITS", "cleaner policy"),
-    # archival's (the commits a clean retains bound it too): refused as the auto-archive refuses them
-    *(Opt(o.names, o.kind, sample=o.sample, error=ArchiveError) for o in (
-        _I("hoodie.cleaner.commits.retained"), _B("hoodie.archive.automatic"), _I("hoodie.keep.min.commits", sample="20"),
-        _I("hoodie.keep.max.commits", sample="30"), _B("hoodie.archive.beyond.savepoint"),
-        _I("hoodie.timeline.compaction.batch.size"))),
-    _B("hoodie.compact.inline"), _I("hoodie.compact.inline.max.delta.commits", sample="5"),
-    _B("hoodie.datasource.compaction.async.enable"),
-    _B("hoodie.clustering.inline"), _I("hoodie.clustering.plan.strategy.small.file.limit", sample="314572800"),
-    Opt(("hoodie.clustering.plan.strategy.sort.columns",), FIELDS, sample="v"),
-    _B("hoodie.clustering.rollback.pending.replacecommit.on.conflict"),
-    # concurrency
-    *(Opt(o.names, o.kind, o.choices, o.sample, o.label, case_sensitive=o.case_sensitive, error=ConcurrencyConfigError)
-      for o in (
-          Opt(("hoodie.write.concurrency.mode",), ENUM, (SINGLE_WRITER, OPTIMISTIC), SINGLE_WRITER, "concurrency mode"),
-          Opt(("hoodie.cleaner.policy.failed.writes", "hoodie.clean.failed.writes.policy"), ENUM, (EAGER, LAZY, NEVER),
-              EAGER, "failed writes policy"),
-          Opt(("hoodie.write.lock.provider",), ENUM, _LOCKS, LOCK_PROVIDERS[0], "lock provider", case_sensitive=True),
-          _I("hoodie.client.heartbeat.interval_in_ms", sample="60000"),
-          _I("hoodie.client.heartbeat.tolerable.misses", sample="2"),
-          _I("hoodie.write.lock.wait_time_ms", sample="60000"), _I("hoodie.write.lock.client.num_retries", sample="50"),
-          _I("hoodie.write.lock.client.wait_time_ms_between_retry", sample="5000"),
-          Opt(("hoodie.write.lock.filesystem.path",), TEXT, sample="/tmp/hudi-log-locks"),
-          Opt(("hoodie.write.lock.filesystem.expire",), NUMBER, sample="0"))),
+    # what the table services read (a write runs them inline)
+    *SERVICE_OPTIONS,
     # streaming writes
     Opt(("hoodie.datasource.write.streaming.checkpoint.identifier",), TEXT, sample="writer-1"),
     _B("hoodie.datasource.write.streaming.disable.compaction"),
@@ -209,82 +116,15 @@ OPTIONS: tuple[Opt, ...] = (
     Opt(("hoodie.properties",), FILE), Opt(("hoodie.properties.backup",), FILE),
 )
 
-_BY_NAME = {n.lower(): o for o in OPTIONS for n in o.names}
-
-
-def lookup(name: str) -> Opt | None:
-    """The option ``name`` is a spelling of (any case: Spark may hand option names lower-cased)."""
-    found = _BY_NAME.get(name.lower())
-    if found is None:
-        found = next((o for o in OPTIONS if o.prefix and name.lower().startswith(o.name.lower() + ".")), None)
-    return found
-
-
-def _check_value(o: Opt, name: str, value: str) -> None:
-    v = o.canonical(value)
-    if o.kind == ENUM and v not in o.choices:
-        raise o.error(WHERE, f"unknown {o.label} {value!r}: {name}={value} is not supported (one of "
-                             f"{', '.join(o.choices)})")
-    if o.kind == BOOL and v not in ("true", "false"):
-        raise o.error(WHERE, f"{name}={value!r} is not true or false")
-    if o.kind in (INT, NUMBER):
-        try:
-            int(v) if o.kind == INT else float(v)
-        except ValueError:
-            raise o.error(WHERE, f"{name}={value!r} is not {'an integer' if o.kind == INT else 'a number'}") \
-                from None
-    if o.kind == STORED:
-        raise OptionError(WHERE, f"{name} is a table property hudi-log writes itself, not a write option "
-                                 "(leave it out; `hudi-log table update-configs` changes a table's properties)")
-    if o.kind == REFUSED:
-        raise OptionError(WHERE, f"{name} is a merging rule hudi-log does not apply (docs/interop.md); leave it "
-                                 "out or write with Java Hudi")
+WRITE = Options(OPTIONS)
+lookup = WRITE.lookup
 
 
 def resolve(options: Mapping | None, explicit: Mapping[str, object] | None = None,
             labels: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``options`` (Hudi's names, any of a setting's spellings) with ``explicit`` settings (a CLI flag,
-    ``write_table``'s ``operation``: Hudi name -> value, None for not given) added, checked as Java checks a
-    write's parameters: a setting given twice with two values, an unknown enumerated value, a malformed boolean
-    or number, a table property or merging rule hudi-log does not take: :class:`OptionError`, naming the
-    option (and the flag, by ``labels``). Returns plain strings, each known option under the name Spark's
-    lower-casing may have changed put back as Hudi spells it, and each setting also under the name hudi-log's
-    code reads first."""
-    out: dict[str, str] = {}
-    for k, v in (options or {}).items():
-        key, value = str(k), str(v).lower() if isinstance(v, bool) else str(v)
-        o = lookup(key)
-        if o is not None and not o.prefix:
-            key = next(n for n in o.names if n.lower() == key.lower())
-        out[key] = value
-    given: dict[Opt, list[tuple[str, str]]] = {}
-    for key, value in out.items():
-        o = lookup(key)
-        if o is None or o.kind in (READ, FILE) or value == "":
-            continue
-        _check_value(o, key, value)
-        given.setdefault(o, []).append((key, value))
-    for name, value in (explicit or {}).items():
-        if value is None or str(value) == "":
-            continue
-        o = lookup(name)
-        value = str(value).lower() if isinstance(value, bool) else str(value)
-        flag = (labels or {}).get(name, name)
-        if o is not None:
-            _check_value(o, flag, value)
-            clash = [(n, v) for n, v in given.get(o, []) if o.canonical(v) != o.canonical(value)]
-            if clash:
-                raise OptionError(WHERE, f"{flag} {value!r} and {clash[0][0]}={clash[0][1]!r} disagree "
-                                         "(give one of them)")
-            given.setdefault(o, []).append((name, value))
-        out[name] = value
-    for o, pairs in given.items():
-        values = {o.canonical(v) for _, v in pairs}
-        if len(values) > 1:
-            raise OptionError(WHERE, " and ".join(f"{n}={v!r}" for n, v in pairs) + " disagree (one setting given "
-                                     "twice; give one of them)")
-        out.setdefault(o.name, pairs[0][1])
-    return out
+    """``options`` resolved over every option hudi-log knows (``Options.resolve`` of
+    :mod:`hudi_log.table.services.options`), for every entry point that writes."""
+    return WRITE.resolve(options, explicit, labels)
 
 
 def operation_of(options: Mapping) -> str:
