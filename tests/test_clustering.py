@@ -17,6 +17,7 @@ from hudi_log.table import HudiTable
 from hudi_log.table.errors import ClusteringUpdateError, WriteConflictError
 from hudi_log.table.services import clustering as cl
 from hudi_log.table.services.clean import clean
+from hudi_log.table.services.options import OptionError
 from hudi_log.table.services.compaction import schedule_compaction
 from hudi_log.table.timeline.clustering_plan import (
     CLUSTERING_PLAN_SCHEMA, REQUESTED_REPLACE_SCHEMA, ClusteringPlan, file_groups_in_pending_clustering,
@@ -209,7 +210,7 @@ def test_plan_options_sort_and_sizes(tmp_path):
         assert vals == sorted(vals)
     with pytest.raises(cl.ClusteringError, match="nope"):
         cl.schedule_clustering(base, {"hoodie.clustering.plan.strategy.sort.columns": "val,nope"})
-    with pytest.raises(cl.ClusteringError, match="whole number"):
+    with pytest.raises(OptionError, match="small.file.limit='big' is not an integer"):
         cl.schedule_clustering(base, {cl.SMALL_FILE_LIMIT: "big"})
     assert cl.cluster(base, {cl.SMALL_FILE_LIMIT: "1"}) == []
 
@@ -278,7 +279,7 @@ def test_cli_cluster(tmp_path):
     r = runner.invoke(main, ["cluster", str(base)])
     assert r.exit_code == 0 and "clustering" in r.output
     r = runner.invoke(main, ["cluster", str(base), "-o", f"{cl.SMALL_FILE_LIMIT}=x"])
-    assert r.exit_code == 2 and "whole number" in r.output
+    assert r.exit_code == 2 and "small.file.limit='x' is not an integer" in r.output
 
 
 def test_archived_clustering_decoded_by_java_avro(tmp_path, java_program):

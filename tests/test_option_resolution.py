@@ -249,3 +249,167 @@ def test_spark_writers_and_stream_sink_refuse_bad_values_by_name_and_honour_good
         else:
             run()
             assert len(read_table(str(tmp_path / "good"))) == 2
+
+
+# ---- the table services: package functions and `hudi-log` service commands ------------------------------
+from hudi_log.table.services.options import SERVICE_OPTIONS  # noqa: E402
+
+INSTANT = "20200101000000000"  # a well-formed instant: the options are refused before it is looked up
+
+
+def _services():
+    """(name, package call (path, options), CLI arguments (path)) of every entry point running a table
+    service or an operator's change."""
+    from hudi_log.table.admin import delete_instant_markers, update_table_configs
+    from hudi_log.table.services.archive import archive
+    from hudi_log.table.services.clean import clean
+    from hudi_log.table.services.clustering import cluster, schedule_clustering
+    from hudi_log.table.services.commit_rollback import rollback_completed
+    from hudi_log.table.services.compaction import compact_all, run_compaction, schedule_compaction
+    from hudi_log.table.services.compaction_admin import repair_compaction, unschedule_compaction
+    from hudi_log.table.services.dedupe import deduplicate
+    from hudi_log.table.services.rollback import rollback
+    from hudi_log.table.services.savepoint import create_savepoint, delete_savepoint, restore
+    from hudi_log.table.write.upgrade import change_table_version
+    return [
+        ("clean", lambda p, o: clean(p, options=o), lambda p: ["clean", p]),
+        ("compact", compact_all, lambda p: ["compact", p]),
+        ("compact --schedule-only", schedule_compaction, lambda p: ["compact", p, "--schedule-only"]),
+        ("compact --instant", lambda p, o: run_compaction(p, INSTANT, o), lambda p: ["compact", p, "--instant", INSTANT]),
+        ("cluster", cluster, lambda p: ["cluster", p]),
+        ("cluster --schedule-only", schedule_clustering, lambda p: ["cluster", p, "--schedule-only"]),
+        ("archive", archive, lambda p: ["archive", p]),
+        ("rollback", lambda p, o: rollback(p, INSTANT, options=o), lambda p: ["rollback", p, INSTANT]),
+        ("commit rollback", lambda p, o: rollback_completed(p, INSTANT, options=o),
+         lambda p: ["commit", "rollback", p, INSTANT]),
+        ("savepoint create", lambda p, o: create_savepoint(p, INSTANT, options=o),
+         lambda p: ["savepoint", "create", p, INSTANT]),
+        ("savepoint delete", lambda p, o: delete_savepoint(p, INSTANT, o), lambda p: ["savepoint", "delete", p, INSTANT]),
+        ("savepoint restore", lambda p, o: restore(p, INSTANT, o), lambda p: ["savepoint", "restore", p, INSTANT]),
+        ("compaction unschedule", lambda p, o: unschedule_compaction(p, INSTANT, o),
+         lambda p: ["compaction", "unschedule", p, INSTANT]),
+        ("compaction repair", lambda p, o: repair_compaction(p, INSTANT, False, o),
+         lambda p: ["compaction", "repair", p, INSTANT, "--no-dry-run"]),
+        ("repair deduplicate", lambda p, o: deduplicate(p, "x", dry_run=False, options=o),
+         lambda p: ["repair", "deduplicate", p, "--partition", "x", "--no-dry-run"]),
+        ("table update-configs", lambda p, o: update_table_configs(p, {"hoodie.table.name": "t"}, options=o),
+         lambda p: ["table", "update-configs", p, "--set", "hoodie.table.name=t"]),
+        ("marker delete", lambda p, o: delete_instant_markers(p, INSTANT, o), lambda p: ["marker", "delete", p, INSTANT]),
+        ("table upgrade", lambda p, o: change_table_version(p, 8, o), lambda p: ["table", "upgrade", p, "--to", "8"]),
+    ]
+
+
+SERVICE_NAMES = [s[0] for s in _services()]
+#: every service option with a value the resolution refuses
+SERVICE_REFUSABLE = [o.name for o in SERVICE_OPTIONS if o.kind in BAD]
+
+
+@pytest.fixture(scope="module")
+def service_table(tmp_path_factory):
+    """A MERGE_ON_READ table of two writes; the refusals below must leave it as it is."""
+    path = str(tmp_path_factory.mktemp("services") / "t")
+    write_table(path, pa.Table.from_pylist(ROWS), None, BASE)
+    write_table(path, pa.Table.from_pylist(ROWS[:1]), None, BASE)
+    return path
+
+
+def _files(path) -> dict:
+    return {str(p): p.read_bytes() if p.is_file() else None for p in sorted(Path(path).rglob("*"))}
+
+
+@pytest.mark.parametrize("service", SERVICE_NAMES)
+def test_every_service_entry_point_refuses_bad_values_by_name(service_table, service):
+    """Every service option's malformed or unknown value, and a 1.x name disagreeing with its 0.x alias,
+    refused by the package function and by its `hudi-log` command alike, before anything changed."""
+    assert len(SERVICE_REFUSABLE) > 40
+    _, call, cli = next(s for s in _services() if s[0] == service)
+    before = _files(service_table)
+    for name in SERVICE_REFUSABLE:
+        o = lookup(name)
+        bad = BAD[o.kind]
+        with pytest.raises(HudiLogError, match=re.escape(name)) as e:
+            call(service_table, {name: bad})
+        if o.kind == ENUM:
+            assert o.choices[0] in str(e.value)
+        r = CliRunner().invoke(main, [*cli(service_table), "-o", f"{name}={bad}"])
+        assert r.exit_code == 2 and f"hudi-log: {service_table}" in r.output and name in r.output, (name, r.output)
+        assert str(e.value) in r.output, (str(e.value), r.output)  # the same words
+    policies = {"hoodie.cleaner.policy.failed.writes": "EAGER", "hoodie.clean.failed.writes.policy": "NEVER"}
+    with pytest.raises(HudiLogError, match="disagree"):
+        call(service_table, policies)
+    r = CliRunner().invoke(main, [*cli(service_table), *(a for k, v in policies.items() for a in ("-o", f"{k}={v}"))])
+    assert r.exit_code == 2 and "disagree" in r.output and all(k in r.output for k in policies), r.output
+    assert _files(service_table) == before
+
+
+def test_clean_refuses_an_unknown_policy_and_a_flag_disagreeing_with_its_option(service_table):
+    from hudi_log.table.services.clean import clean
+
+    before = _files(service_table)
+    for call in (lambda o: clean(service_table, options=o),
+                 lambda o: _cli(["clean", service_table, *(a for k, v in o.items() for a in ("-o", f"{k}={v}"))])):
+        with pytest.raises(HudiLogError, match=r"hoodie\.cleaner\.policy=bogus .*KEEP_LATEST_FILE_VERSIONS"):
+            call({"hoodie.cleaner.policy": "bogus"})
+    with pytest.raises(HudiLogError, match=r"retain_commits '3' and hoodie\.cleaner\.commits\.retained='5' disagree"):
+        clean(service_table, 3, {"hoodie.cleaner.commits.retained": "5"})
+    for args, words in (
+            (["--retain-commits", "3", "-o", "hoodie.cleaner.commits.retained=5"],
+             "--retain-commits '3' and hoodie.cleaner.commits.retained='5' disagree"),
+            (["--policy", "KEEP_LATEST_BY_HOURS", "-o", "hoodie.cleaner.policy=KEEP_LATEST_COMMITS"],
+             "--policy 'KEEP_LATEST_BY_HOURS' and hoodie.cleaner.policy='KEEP_LATEST_COMMITS' disagree"),
+            (["--retain-versions", "2", "-o", "hoodie.cleaner.policy=KEEP_LATEST_COMMITS"], "--retain-versions (its policy)"),
+            (["-o", "hoodie.cleaner.fileversions.retained=two", "-o", "hoodie.cleaner.policy=KEEP_LATEST_FILE_VERSIONS"],
+             "hoodie.cleaner.fileversions.retained='two' is not an integer")):
+        r = CliRunner().invoke(main, ["clean", service_table, *args])
+        assert r.exit_code == 2 and words in r.output, r.output
+    assert _files(service_table) == before
+    # the same value both ways is one setting
+    r = CliRunner().invoke(main, ["clean", service_table, "--retain-commits", "5", "-o",
+                                  "hoodie.cleaner.commits.retained=5", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["retained"] == 5, r.output
+
+
+def _cli(args):
+    r = CliRunner().invoke(main, args)
+    if r.exit_code:
+        raise HudiLogError(r.output)
+    return r
+
+
+def test_compaction_refuses_a_malformed_trigger_and_honours_a_good_one(service_table):
+    from hudi_log.table.services.compaction import schedule_compaction
+
+    before = _files(service_table)
+    with pytest.raises(HudiLogError, match=r"hoodie\.compact\.inline\.max\.delta\.commits='x' is not an integer"):
+        schedule_compaction(service_table, {"hoodie.compact.inline.max.delta.commits": "x"})
+    r = CliRunner().invoke(main, ["compact", service_table, "-o", "hoodie.compact.inline.max.delta.commits=x"])
+    assert r.exit_code == 2 and "hoodie.compact.inline.max.delta.commits='x' is not an integer" in r.output
+    # two delta commits, five needed: nothing is scheduled (a lower-cased name, as Spark hands it, read alike)
+    assert schedule_compaction(service_table, {"HOODIE.COMPACT.INLINE.MAX.DELTA.COMMITS": "5"}) is None
+    assert _files(service_table) == before
+
+
+def test_clean_honours_the_policy_given_as_options(tmp_path):
+    """`clean(path, options=...)` cleans by the options' policy (it used to fall back to the default)."""
+    from hudi_log.table.services.clean import clean
+
+    path = str(tmp_path / "t")
+    for _ in range(3):
+        write_table(path, pa.Table.from_pylist(ROWS), None, {**BASE, "hoodie.datasource.write.table.type": "COPY_ON_WRITE"})
+    files = lambda: sorted(p.name for p in (tmp_path / "t" / "x").glob("*.parquet"))  # noqa: E731
+    assert len(files()) == 3
+    # KEEP_LATEST_COMMITS with the default 10 retained would delete nothing
+    opts = {"hoodie.cleaner.policy": "keep_latest_file_versions", "hoodie.cleaner.fileversions.retained": "1"}
+    instant = clean(path, options=opts)
+    assert instant is not None and len(files()) == 1
+    assert sorted(read_table(path).column("id").to_pylist()) == [1, 2]
+
+
+def test_table_upgrade_refuses_a_table_version_option_naming_another_version(service_table):
+    before = _files(service_table)
+    r = CliRunner().invoke(main, ["table", "upgrade", service_table, "--to", "8", "-o", "hoodie.write.table.version=9"])
+    assert r.exit_code == 2 and "--to '8' and hoodie.write.table.version='9' disagree" in r.output, r.output
+    from hudi_log.table.write.upgrade import change_table_version
+    with pytest.raises(HudiLogError, match="to '8' and hoodie.table.version='9' disagree"):
+        change_table_version(service_table, 8, {"hoodie.table.version": "9"})
+    assert _files(service_table) == before

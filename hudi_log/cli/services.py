@@ -149,18 +149,21 @@ def clean_cmd(path, policy, retain_commits, retain_versions, retain_hours, as_js
     N commits need). A pending clean (a killed run's plan) is executed first, as Hudi's cleaner does; each
     clean completed is reported."""
     from ..table import HudiTable
-    from ..table.services.clean import clean_all, cleaner_policy
+    from ..table.services.clean import POLICY_OPTIONS, clean_all, cleaner_policy
+    flag = {"KEEP_LATEST_COMMITS": "--retain-commits", "KEEP_LATEST_FILE_VERSIONS": "--retain-versions",
+            "KEEP_LATEST_BY_HOURS": "--retain-hours"}
     given = {k: v for k, v in (("KEEP_LATEST_COMMITS", retain_commits), ("KEEP_LATEST_FILE_VERSIONS", retain_versions),
                                ("KEEP_LATEST_BY_HOURS", retain_hours)) if v is not None}
     if len(given) > 1 or (policy and given and policy.upper() not in given):
-        flag = {"KEEP_LATEST_COMMITS": "--retain-commits", "KEEP_LATEST_FILE_VERSIONS": "--retain-versions",
-                "KEEP_LATEST_BY_HOURS": "--retain-hours"}
         _fail(f"{', '.join(flag[k] for k in given)} does not go with --policy {policy.upper() if policy else ''}".strip()
               + " (give the retain option of the one policy)")
     opts = hudi_options(extra)
+    # the flags are Hudi's options given another way: resolved with -o as the write's flags are
+    labels = {POLICY_OPTIONS[k]: f for k, f in flag.items()}
+    labels["hoodie.cleaner.policy"] = "--policy" if policy else f"{flag[next(iter(given))]} (its policy)" if given else ""
     try:
         chosen = cleaner_policy(path, opts, policy.upper() if policy else (next(iter(given)) if given else None),
-                                next(iter(given.values())) if given else None)
+                                next(iter(given.values())) if given else None, labels)
         timeline = HudiTable(path).timeline
         pending = {i.requested_time for i in timeline.pending() if i.action == "clean"}
         done = clean_all(path, options=opts, policy=chosen)

@@ -22,12 +22,15 @@ def _version_command(name: str, direction: str):
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     def cmd(path, to, extra, as_json):
         from ..table.properties import read_properties
+        from ..table.write.options import TABLE_VERSION, resolve
         from ..table.write.upgrade import change_table_version
         current = read_properties(path).version
         if (int(to) < current) if direction == "upgrade" else (int(to) > current):
             raise click.UsageError(f"the table is at version {current}: {name} cannot take it to {to} "
                                    f"(use `hudi-log table {'downgrade' if direction == 'upgrade' else 'upgrade'}`)")
-        change = change_table_version(path, int(to), hudi_options(extra))
+        opts = hudi_options(extra)
+        resolve(opts, {TABLE_VERSION: to}, {TABLE_VERSION: "--to"}, path)  # -o naming another version: an error
+        change = change_table_version(path, int(to), opts)
         if as_json:
             click.echo(json.dumps(change.to_dict()))
             return

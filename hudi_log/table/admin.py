@@ -36,6 +36,7 @@ from .concurrency.config import concurrency_config
 from .concurrency.heartbeat import is_expired
 from .concurrency.lock import TableLock
 from .markers import delete_markers, marker_dir, read_markers
+from .services.options import resolve_service_options
 from .properties import (BACKUP_FILE, PROPERTIES_FILE, SUPPORTED_TABLE_VERSIONS, TableError, TablePropertiesError,
                          _read_one, read_properties, replace_properties, write_atomic)
 from .timeline.timeline import WRITE_ACTIONS, Timeline
@@ -99,6 +100,7 @@ def _check_new(table_path, old: Mapping[str, str], new: Mapping[str, str]) -> No
 
 def _modify(table_path, change: Callable[[dict], dict], options: Mapping | None) -> list[ConfigChange]:
     """Java's ``HoodieTableConfig.modify`` (see the module docstring), under the table lock."""
+    options = resolve_service_options(table_path, options)
     meta = _meta(table_path)
     cfg = meta / PROPERTIES_FILE
     with TableLock(table_path, concurrency_config(options)):
@@ -172,6 +174,7 @@ def add_partition_metadata(table_path, dry_run: bool = True) -> list[PartitionMe
 
 def delete_instant_markers(table_path, instant: str, options: Mapping | None = None) -> int:
     """``marker delete``: the marker files of ``instant`` deleted; how many there were."""
+    options = resolve_service_options(table_path, options)
     root = as_path(table_path)
     timeline = Timeline(root, read_properties(root))
     inst = timeline.instant(instant)

@@ -64,6 +64,7 @@ from .archive_lsm import LsmConfig, archive_lsm, files_of, read_lsm_archive
 from .compaction import COMPACTION_PLAN_SCHEMA
 from .rollback import table_storage
 from .savepoint import SAVEPOINT_METADATA_SCHEMA
+from .options import resolve_service_options
 
 DEFAULT_MIN_COMMITS, DEFAULT_MAX_COMMITS = 20, 30  # hoodie.keep.min.commits / hoodie.keep.max.commits
 DEFAULT_BATCH = 10  # hoodie.commits.archival.batch
@@ -313,6 +314,7 @@ def archive(path, options: Mapping | None = None, *, automatic: bool = False) ->
     """Archive the table's timeline if it holds more than ``hoodie.keep.max.commits`` commits; the
     instant files archived (empty when nothing was due). ``automatic``: the run after a write, which skips
     (instead of refusing) tables it does not archive."""
+    options = resolve_service_options(path, options)
     table_path = as_path(path)
     props = read_properties(table_path)
     config = ArchiveConfig.of(options, table_path)

@@ -66,7 +66,9 @@ from ..timeline.writer import TimelineWriter
 from ..timeline.clean_plan import CLEAN_METADATA_SCHEMA, CLEANER_PLAN_SCHEMA  # noqa: F401 (archive.py imports them here)
 from ..timeline.clean_plan import earliest_commit_to_retain  # noqa: F401 (part of this module's API)
 
-from .options import KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, POLICIES
+from .options import (  # noqa: F401  (POLICIES: part of this module's API)
+    KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, POLICIES, resolve_service_options,
+)
 
 POLICY = KEEP_LATEST_COMMITS  # the default (hoodie.cleaner.policy)
 PLAN_VERSION = 2
@@ -97,28 +99,22 @@ class CleanerPolicy:
 
 
 def cleaner_policy(path, options: Mapping | None = None, policy: str | None = None,
-                   retained: int | None = None) -> CleanerPolicy:
-    """The policy from explicit arguments, else ``hoodie.cleaner.*`` options, else Java's defaults; an
-    argument and an option that disagree, an unknown policy or a retained count below 1 raise CleanError."""
-    opts = dict(options or {})
-
-    def agree(name: str, given, from_option):
-        if given is not None and from_option is not None and str(given) != str(from_option):
-            raise CleanError(path, f"{name} is {from_option!r} in the options but {given!r} was given "
-                                   "(give one of them)")
-        return given if given is not None else from_option
-    name = str(agree("hoodie.cleaner.policy", policy, opts.get("hoodie.cleaner.policy")) or POLICY).upper()
-    if name not in POLICIES:
-        raise CleanError(path, f"unknown hoodie.cleaner.policy {name!r} (use {', '.join(POLICIES)})")
+                   retained: int | None = None, labels: Mapping[str, str] | None = None) -> CleanerPolicy:
+    """The policy from explicit arguments, else ``hoodie.cleaner.*`` options, else Java's defaults. The
+    options are resolved as every entry point resolves them (:mod:`.options`): an argument and an option that
+    disagree (named by ``labels``: the CLI's flags), an unknown policy or a malformed count raise
+    :class:`~.options.OptionError`; a retained count below 1 raises CleanError."""
+    names = {"hoodie.cleaner.policy": "policy", **{k: "retained" for k in POLICY_OPTIONS.values()}, **(labels or {})}
+    opts = resolve_service_options(path, options, {"hoodie.cleaner.policy": policy}, names)
+    name = str(opts.get("hoodie.cleaner.policy") or POLICY).upper()
     key = POLICY_OPTIONS[name]
-    value = agree(key, retained, opts.get(key))
+    if isinstance(retained, bool):
+        raise CleanError(path, f"{key} must be a positive whole number, not {retained!r}")
+    value = resolve_service_options(path, opts, {key: retained}, names).get(key)
     default = {KEEP_LATEST_COMMITS: DEFAULT_RETAIN_COMMITS, KEEP_LATEST_FILE_VERSIONS: DEFAULT_RETAIN_VERSIONS,
                KEEP_LATEST_BY_HOURS: DEFAULT_RETAIN_HOURS}[name]
-    try:
-        n = default if value is None else int(value)
-    except (TypeError, ValueError):
-        n = 0
-    if n < 1 or isinstance(value, bool):
+    n = default if value is None else int(value)
+    if n < 1:
         raise CleanError(path, f"{key} must be a positive whole number, not {value!r}")
     return CleanerPolicy(name, n)
 
@@ -304,7 +300,7 @@ def _finish_pending(table: HudiTable, tw: TimelineWriter, config) -> list[str]:
     return done
 
 
-def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None,
+def clean(path, retain_commits: int | None = None, options: Mapping | None = None,
           policy: CleanerPolicy | None = None) -> str | None:
     """:func:`clean_all`, answering with the last clean it completed (None: nothing was to be deleted and
     no clean was pending)."""
@@ -312,16 +308,24 @@ def clean(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping |
     return done[-1] if done else None
 
 
-def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mapping | None = None,
+def clean_all(path, retain_commits: int | None = None, options: Mapping | None = None,
               policy: CleanerPolicy | None = None) -> list[str]:
-    """Clean the table keeping what the last ``retain_commits`` commits need (or what ``policy`` keeps,
-    :func:`cleaner_policy`): every clean instant completed,
+    """Clean the table keeping what the last ``retain_commits`` commits need (or what ``policy`` keeps, or
+    the ``hoodie.cleaner.*`` options say, :func:`cleaner_policy`; an argument and an option disagreeing is
+    an error, as Java's): every clean instant completed,
     in order, pending ones first (a killed run's plan, executed as it was planned), then a new one (none
     when nothing is to be deleted). Under LAZY failed-writes cleaning (optimistic concurrency) it first
     rolls back the writes whose heartbeat expired, as Java's clean does. The clean runs under the table
     lock, if any, with a heartbeat of its own."""
-    if not isinstance(retain_commits, int) or isinstance(retain_commits, bool) or retain_commits < 1:
+    if retain_commits is not None and (not isinstance(retain_commits, int) or isinstance(retain_commits, bool)
+                                       or retain_commits < 1):
         raise CleanError(path, f"retain_commits must be a positive int, not {retain_commits!r}")
+    options = resolve_service_options(path, options, {POLICY_OPTIONS[KEEP_LATEST_COMMITS]: retain_commits},
+                                      {POLICY_OPTIONS[KEEP_LATEST_COMMITS]: "retain_commits"})
+    chosen = cleaner_policy(path, options)
+    if policy is not None and policy != chosen:  # the options name the policy too: they must agree
+        cleaner_policy(path, options, policy.policy, policy.retained)
+    policy = policy or chosen
     config = concurrency_config(options)
     table = HudiTable(path)
     guard_change(path, table.properties, options, "the clean")  # before the rollbacks change files
@@ -336,7 +340,7 @@ def clean_all(path, retain_commits: int = DEFAULT_RETAIN_COMMITS, options: Mappi
         if finished:
             table = HudiTable(path)
         started = time.monotonic()
-        ectr, files = plan_clean(table, retain_commits, policy)
+        ectr, files = plan_clean(table, policy.retained, policy)
         if not files:
             return finished
         last = table.timeline.latest_completed_commit()

@@ -74,6 +74,7 @@ from ..view.file_system_view import FileSlice, parse_base_file_name, parse_log_f
 from .compaction import pending_compactions, planned_files, read_before, run_pending_then_new
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
+from .options import resolve_service_options
 
 _P = "hoodie.clustering.plan.strategy."
 SMALL_FILE_LIMIT, MAX_BYTES_PER_GROUP = _P + "small.file.limit", _P + "max.bytes.per.group"
@@ -168,6 +169,7 @@ def plan_groups(table: HudiTable, cfg: ClusteringConfig) -> list[ClusteringGroup
 
 def schedule_clustering(path, options: Mapping | None = None) -> str | None:
     """Write a clustering plan (requested instant); its time, or None when nothing is worth clustering."""
+    options = resolve_service_options(path, options)
     cfg = ClusteringConfig.of(path, options)
     config = concurrency_config(options)
     with TableLock(path, config):
@@ -246,6 +248,7 @@ def run_clustering(path, instant: str | None = None, options: Mapping | None = N
     """Execute a pending clustering (the earliest when ``instant`` is None) and complete its replacecommit.
     One whose run died is rolled back first; one that another process may be running (another writer may be
     live and its heartbeat is fresh) is refused (recovery.py)."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
@@ -317,6 +320,7 @@ def _run(path, action: str, plan: ClusteringPlan, config, bloom, known: set[str]
 def cluster(path, options: Mapping | None = None) -> list[WriteResult]:
     """Run every pending clustering, oldest first (recovery.py), then schedule one and run it (Java's inline
     clustering); every clustering completed, in order (empty: nothing to cluster)."""
+    options = resolve_service_options(path, options)
     ClusteringConfig.of(path, options)  # a bad option is refused before anything runs
     pending = [inst.requested_time for inst, _ in pending_clusterings(HudiTable(path).timeline)]
     return run_pending_then_new(path, pending, run_clustering, schedule_clustering, options)

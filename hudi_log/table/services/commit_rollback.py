@@ -38,6 +38,7 @@ from ..timeline.timeline import INFLIGHT, ROLLBACK, WRITE_ACTIONS, Instant, Time
 from ..timeline.writer import TimelineWriter
 from .rollback import _failed_files, _finish, _plan
 from .savepoint import _instant_files
+from .options import resolve_service_options
 
 
 def check_rollback_of_completed(table_path, timeline: Timeline, instant: str, eager: bool) -> Instant:
@@ -72,6 +73,7 @@ def check_rollback_of_completed(table_path, timeline: Timeline, instant: str, ea
 
 def rollback_completed(path, instant: str, *, options=None) -> Instant:
     """Roll back the completed write ``instant`` of the table at ``path``; the completed rollback instant."""
+    options = resolve_service_options(path, options)
     started = time.time()
     config = concurrency_config(options)
     table_path = as_path(path)

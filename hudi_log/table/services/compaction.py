@@ -72,6 +72,7 @@ from ..timeline.compaction_plan import (  # noqa: F401 (archive.py imports the s
     COMPACTION_PLAN_SCHEMA, PLAN_VERSION, CompactionOperation)
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
+from .options import resolve_service_options
 
 _MB = 1024 * 1024
 MAX_DELTA_COMMITS = "hoodie.compact.inline.max.delta.commits"
@@ -162,6 +163,7 @@ def schedule_compaction(path, options: Mapping | None = None) -> str | None:
     nothing to compact (or the delta-commit trigger is not reached). Under the table lock, if any: a
     compaction is scheduled only while no write is in flight (Java: the earliest inflight write must be
     later than the compaction), so no write appends to a slice that the plan already took."""
+    options = resolve_service_options(path, options)
     options = dict(options or {})
     config = concurrency_config(options)
     table = HudiTable(path)
@@ -267,6 +269,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it; an inflight
     one (a killed run) is rolled back first (``rolled_back`` of the result). One that another process may be
     running (another writer may be live and its heartbeat is fresh) is refused (recovery.py)."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
@@ -349,6 +352,7 @@ def compact_all(path, options: Mapping | None = None) -> list[WriteResult]:
     plan), then schedule a new one and run it: every compaction completed, in order (empty: nothing to
     compact). A pending compaction is a killed run's and is recovered, unless another writer may be live and
     its heartbeat is fresh (then :class:`~hudi_log.table.errors.PendingServiceError`: recovery.py)."""
+    options = resolve_service_options(path, options)
     _bloom_options(HudiTable(path), options)  # refused before a plan is written or run
     return run_pending_then_new(path, sorted(pending_compactions(path)), run_compaction, schedule_compaction,
                                 options)

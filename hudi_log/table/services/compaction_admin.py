@@ -47,6 +47,7 @@ from ..read.query import HudiTable
 from ..timeline.timeline import COMPACTION
 from ..view.file_system_view import FileSlice, LogFile
 from .compaction import CompactionError, CompactionOperation, CompactionPlan, read_compaction_plan
+from .options import resolve_service_options
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,7 @@ def _logs_after_request(table: HudiTable, req: Path, plan: CompactionPlan, insta
 
 def unschedule_compaction(path, instant: str, options: Mapping | None = None) -> UnscheduleResult:
     """Remove the requested compaction ``instant``'s plan (see the module docstring)."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     table_path = as_path(path)
     props = guard_change(table_path, read_properties(table_path), options, "the compaction unschedule")
@@ -217,6 +219,7 @@ def _renames(table: HudiTable, view, req: Path, op: CompactionOperation, instant
 def repair_compaction(path, instant: str, dry_run: bool = True, options: Mapping | None = None) -> list[RenameResult]:
     """Put the log files of the pending compaction ``instant``'s invalid operations back into its slice (see the
     module docstring); returns the renames, done unless ``dry_run``."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     table_path = as_path(path)
     props = read_properties(table_path)

@@ -41,6 +41,7 @@ from ..properties import TableError, read_properties
 from ..read.query import HudiTable
 from ..schema import current_schema
 from ..view.base_file import bloom_options, write_base_file
+from .options import resolve_service_options
 
 DEDUPE_TYPES = ("insert_type", "update_type", "upsert_type")
 
@@ -107,6 +108,7 @@ def plan_dedupe(rows: list[tuple[str, str, str]], dedupe_type: str) -> dict[str,
 def deduplicate(table_path, partition: str, dedupe_type: str = "insert_type", output=None, dry_run: bool = True,
                 options: Mapping | None = None) -> DedupeResult:
     """Repair the duplicates of ``partition`` (see the module docstring)."""
+    options = resolve_service_options(table_path, options)
     if dedupe_type not in DEDUPE_TYPES:
         raise DedupeError(table_path, f"unknown dedupe type {dedupe_type!r} (one of {', '.join(DEDUPE_TYPES)})")
     config = concurrency_config(options)

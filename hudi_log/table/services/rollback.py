@@ -57,6 +57,7 @@ from ..timeline.timeline import (
 from ..timeline.pending import incomplete_commits, is_pending_clustering
 from ..timeline.writer import TimelineWriteError, TimelineWriter
 from ..errors import ConcurrentWriterError, RollbackError
+from .options import resolve_service_options
 
 ROLLBACKABLE_ACTIONS = WRITE_ACTIONS - {COMPACTION}
 
@@ -365,6 +366,7 @@ def rollback(path, instant: str, *, options=None, config: ConcurrencyConfig | No
              force: bool = False) -> Instant:
     """Roll back the pending write ``instant``; returns the completed ``rollback`` instant. An instant whose
     heartbeat is alive is refused (its writer is running) unless ``force`` (its own writer aborting)."""
+    options = resolve_service_options(path, options)
     started = time.time()
     config = config or concurrency_config(options)
     table_path = as_path(path)

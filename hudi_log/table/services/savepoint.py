@@ -52,6 +52,7 @@ from ..timeline.timeline import (
 )
 from ..timeline.writer import TimelineWriter
 from .rollback import undo_instant_files
+from .options import resolve_service_options
 
 _JS = {"type": "string", "avro.java.string": "String"}
 SAVEPOINT_METADATA_SCHEMA = {
@@ -166,6 +167,7 @@ def _last_commit_retained(timeline: Timeline) -> str | None:
 def create_savepoint(path, instant: str, user: str | None = None, comments: str = "",
                      options: Mapping | None = None) -> Savepoint:
     """Savepoint the completed write ``instant`` of the table at ``path``."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     props = guard_change(path, read_properties(path), options, "the savepoint")
     with TableLock(path, config):
@@ -200,6 +202,7 @@ def create_savepoint(path, instant: str, user: str | None = None, comments: str 
 
 def delete_savepoint(path, instant: str, options: Mapping | None = None) -> None:
     """Delete the savepoint of ``instant``: its completed file, then its inflight one."""
+    options = resolve_service_options(path, options)
     config = concurrency_config(options)
     props = read_properties(path)
     with TableLock(path, config):
@@ -227,6 +230,7 @@ def _plan_targets(timeline: Timeline, savepoint: str) -> list[Instant]:
 
 def restore(path, savepoint: str, options: Mapping | None = None) -> Instant:
     """Restore the table at ``path`` to the savepoint ``savepoint``; returns the completed restore instant."""
+    options = resolve_service_options(path, options)
     started = time.time()
     config = concurrency_config(options)
     table_path = as_path(path)

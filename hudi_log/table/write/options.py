@@ -36,6 +36,7 @@ from .key_lookup import INDEX_TYPES, IndexTypeError
 from .keygen_config import CLASS_KINDS, ENCODINGS, KINDS
 from .timestamp_keygen import TIMESTAMP_TYPES
 
+TABLE_VERSION = "hoodie.write.table.version"
 OPERATIONS = ("insert", "upsert", "delete", "bulk_insert", "insert_overwrite", "insert_overwrite_table",
               "delete_partition")
 
@@ -55,7 +56,7 @@ OPTIONS: tuple[Opt, ...] = (
     Opt(("hoodie.datasource.write.table.type", "hoodie.table.type"), ENUM, TABLE_TYPES, "MERGE_ON_READ",
         "table type"),
     Opt(("hoodie.table.name", "hoodie.datasource.write.table.name"), TEXT, sample="t"),
-    Opt(("hoodie.write.table.version", "hoodie.table.version"), ENUM, tuple(map(str, WRITABLE_TABLE_VERSIONS)), "6",
+    Opt((TABLE_VERSION, "hoodie.table.version"), ENUM, tuple(map(str, WRITABLE_TABLE_VERSIONS)), "6",
         "table version", error=TableVersionOptionError),
     Opt(("hoodie.datasource.write.recordkey.field", "hoodie.table.recordkey.fields"), FIELDS, sample="id"),
     Opt(("hoodie.datasource.write.partitionpath.field", "hoodie.table.partition.fields"), FIELDS, sample="p"),
@@ -121,10 +122,10 @@ lookup = WRITE.lookup
 
 
 def resolve(options: Mapping | None, explicit: Mapping[str, object] | None = None,
-            labels: Mapping[str, str] | None = None) -> dict[str, str]:
+            labels: Mapping[str, str] | None = None, where=WHERE) -> dict[str, str]:
     """``options`` resolved over every option hudi-log knows (``Options.resolve`` of
-    :mod:`hudi_log.table.services.options`), for every entry point that writes."""
-    return WRITE.resolve(options, explicit, labels)
+    :mod:`hudi_log.table.services.options`), for every entry point that writes; errors at ``where``."""
+    return WRITE.resolve(options, explicit, labels, where)
 
 
 def operation_of(options: Mapping) -> str:

@@ -71,6 +71,7 @@ from ..timeline.timeline import (
 )
 from .create import STRATEGY_IDS, check_table_matches, option
 from .keygen_config import CLASS_KINDS, KIND_CLASSES
+from .options import TABLE_VERSION, resolve
 
 log = logging.getLogger("hudi_log")
 
@@ -392,8 +393,10 @@ def _refuse_pending(props: TableProperties, pending: list[Instant], action: str)
 def change_table_version(path, to: int, options: Mapping | None = None) -> VersionChange:
     """Upgrade or downgrade the table at ``path`` to version ``to`` (6, 8 or 9), Java's steps one version at a
     time (see the module docstring). Failed writes are rolled back and a MERGE_ON_READ table compacted first;
-    ``hoodie.properties`` is replaced last."""
-    options = dict(options or {})
+    ``hoodie.properties`` is replaced last. ``options`` are resolved as a write's (a table version among them
+    disagreeing with ``to`` is an error)."""
+    options = resolve(options, where=path)
+    resolve(options, {TABLE_VERSION: str(to)}, {TABLE_VERSION: "to"}, path)
     root = as_path(path)
     props = read_properties(root)
     settled = settle(root, props)
