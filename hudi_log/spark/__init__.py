@@ -51,25 +51,40 @@ def register(spark) -> None:
 #: for every failed write; the reason comes with the exception
 WRITE_ABORT_LOGGERS = tuple("org.apache.spark.sql.execution.datasources.v2." + n
                             for n in ("AppendDataExec", "OverwriteByExpressionExec", "OverwritePartitionsDynamicExec",
-                                      "DataWritingSparkTask"))
+                                      "DataWritingSparkTask", "WriteToDataSourceV2Exec"))
+#: the loggers of a failed task, which log its Python traceback inside a Java stack trace two or three times
+#: ("ERROR Utils: Aborting task", "ERROR Executor: Exception in task", "WARN TaskSetManager: Lost task"), and
+#: their level in a session hudi-log registers its sources with: TaskSetManager keeps its one ERROR line
+#: ("Task 1 in stage 2.0 failed 1 times; aborting job"); Python execution's warnings go too ("Incomplete task
+#: interrupted: Attempting to kill Python Worker", when a job hudi-log runs on the driver stops early), and the
+#: block manager's ("Putting block rdd_96_1 failed due to exception", the task's traceback again, where the
+#: input hudi_log.spark.write persists failed in a task)
+TASK_FAILURE_LOGGERS = (("org.apache.spark.util.Utils", "OFF"), ("org.apache.spark.executor.Executor", "OFF"),
+                        ("org.apache.spark.scheduler.TaskSetManager", "ERROR"),
+                        ("org.apache.spark.sql.execution.python", "ERROR"), ("org.apache.spark.storage.BlockManager", "ERROR"))
 
 
 def _quiet_write_aborts(spark) -> None:
     """A refused ``df.write.format("hudi_log")`` says hudi-log's one line (:func:`.sink.say_refused`) and raises,
-    instead of Spark's two ``ERROR ... aborting`` lines, which name no reason. The Python data source API gives a
-    writer no hook on the driver around a plain ``df.write`` and a refusal at commit (two tasks wrote one file
-    group) cannot be made before the job, so the V2 write nodes' loggers are turned off for the session's JVM
-    when the sources are registered: the failure still reaches the caller as the write's exception. A refusal
-    inside a task (a null record key) still shows Spark's own task-failure lines (Executor, TaskSetManager), which
-    every job shares, beside hudi-log's line. A session without a JVM here (Spark Connect) keeps its logging."""
+    instead of Spark's ``ERROR ... aborting`` lines, which name no reason, and its task-failure lines, which
+    repeat the Python traceback inside Java stack traces. The Python data source API gives a writer no hook on
+    the driver around a plain ``df.write``; the refusals it can make from the input's schema and the options are
+    made on the driver before any task starts (:func:`hudi_log.table.write.client.begin_write`), but those of
+    values (a null record key, a partition value leading out of the table) and at commit (two tasks wrote one
+    file group) cannot be: so the V2 write nodes' loggers are turned off, and the task-failure loggers down to
+    TaskSetManager's one summary line, for the session's JVM when the sources are registered. The failure still
+    reaches the caller as the write's exception, with its traceback. A session without a JVM here (Spark
+    Connect) keeps its logging; on a cluster the executors' own logs keep theirs."""
     try:
         jvm = spark.sparkContext._jvm
         configurator = jvm.org.apache.logging.log4j.core.config.Configurator
-        off = jvm.org.apache.logging.log4j.Level.OFF
+        level = jvm.org.apache.logging.log4j.Level
     except Exception:  # noqa: BLE001 - Spark Connect (no sparkContext) or no log4j 2: leave the logging be
         return
     for name in WRITE_ABORT_LOGGERS:
-        configurator.setLevel(name, off)
+        configurator.setLevel(name, level.OFF)
+    for name, to in TASK_FAILURE_LOGGERS:
+        configurator.setLevel(name, level.toLevel(to))
 
 
 def read(spark, path: str, options: dict | None = None, columns=None, filters=None):

@@ -46,6 +46,7 @@ from ..table.write.key_lookup import (
 )
 from ..table.write.small_files import plan_inserts
 from ..table.write.task import TAG_FILE_ID, TAG_PARTITION
+from .sink import said
 
 KEY = "_hudi_log_key"
 SLOT = "_hudi_log_slot"
@@ -199,6 +200,7 @@ def tag(df, ctx, tasks: int | None = None):
     keys_only = ctx.operation == "delete" and any(f not in df.columns for f in kg.partition_fields)
     schema = StructType(df.schema.fields + [StructField(KEY, StringType()), StructField(TAG_PARTITION, StringType())])
 
+    @said
     def add_keys(batches):
         for b in batches:
             # a partition path leading out or hidden is refused on the driver, by the profile (refuse_bad_keys)
@@ -301,6 +303,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
     store = storage_options()  # executors read the table's files: an s3:// table needs its fs.s3a.* options
 
     if index.index_type == "SIMPLE":
+        @said
         def read_keys(batches):
             configure_storage(store)
             tune_allocator()  # one slice's memory reused by the next (hudi_log.memory)
@@ -310,6 +313,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
 
         return _groups_frame(spark, [g.ordinal for g in index.groups]).mapInArrow(read_keys, out_type)
     if index.index_type == "RECORD_INDEX":  # the incoming keys looked up where they are: no data file read
+        @said
         def look_up(batches):
             configure_storage(store)
             for chunk in _chunks(batches, EXPLODE_ROWS):
@@ -320,6 +324,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
     # BLOOM: ranges from the footers (per group, to the driver), then candidates checked per group
     prunable = [g.ordinal for g in index.groups if g.prunable]
 
+    @said
     def read_ranges(batches):
         configure_storage(store)
         for b in batches:
@@ -342,6 +347,7 @@ def _existing_keys(keyed, key, index: FileGroupIndex, keys_only: bool, paralleli
             found = pa.table([keys.take(pa.array(at)), pa.array(ords, pa.int32())], names=[KEY, "ordinal"])
             yield from found.to_batches()
 
+    @said
     def check(batches):
         configure_storage(store)
         tune_allocator()

@@ -195,6 +195,15 @@ def say_refused():
         raise
 
 
+def said(fn):
+    """The generator function ``fn``, run in Spark tasks (a ``mapInArrow``), with its refusals said in hudi-log's
+    one line (:func:`say_refused`) before Spark reports the task's failure."""
+    def run(*args):
+        with say_refused():
+            yield from fn(*args)
+    return run
+
+
 def many_log_files_warning(ctx, stats: list[dict]) -> str | None:
     """What to tell the user when one commit wrote several log files into one file group: the plain ``df.write``
     path writes one per Spark task that held the group's rows (Java writes one), and every later read and

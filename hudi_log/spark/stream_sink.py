@@ -60,6 +60,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 from ..paths import AnyPath, as_path, configure_storage, remove_tree
 from ..table.errors import WriteError
 from .stream_services import compactor, join_services, wait_for_foreign_compaction, with_service_lock
+from .sink import say_refused
 
 SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 CHECKPOINT_IDENTIFIER = "hoodie.datasource.write.streaming.checkpoint.identifier"
@@ -281,11 +282,15 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
         if overwrite:
             raise StreamingSinkError(path, "the complete and update output modes would overwrite the table "
                                      "every micro-batch (Java's sink does); use outputMode('append')")
-        # every option checked as the batch writer checks it, before the query starts
-        op = operation_of(resolve({k: v for k, v in opts.items() if k.lower() != "path"}))
-        if op not in STREAM_OPERATIONS:
-            raise StreamingSinkError(path, f"{OPERATION}={op} is not offered by the streaming sink (use one of "
-                                     f"{', '.join(STREAM_OPERATIONS)})")
+        with say_refused():
+            # every option checked as the batch writer checks it, and the input's columns, before the query starts
+            resolved = resolve({k: v for k, v in opts.items() if k.lower() != "path"})
+            op = operation_of(resolved)
+            if op not in STREAM_OPERATIONS:
+                raise StreamingSinkError(path, f"{OPERATION}={op} is not offered by the streaming sink (use one of "
+                                         f"{', '.join(STREAM_OPERATIONS)})")
+            if schema is not None:
+                _check_columns(path, resolved, schema.fieldNames(), op)
         self.path = path
         self.options = opts
         configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
@@ -324,7 +329,8 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
         query_id = next((m.query_id for m in staged), None)
         try:
             data = _read_staged([m.file for m in staged if m.file])
-            self.result = commit_micro_batch(self.path, self.options, data, batchId, query_id)
+            with say_refused():
+                self.result = commit_micro_batch(self.path, self.options, data, batchId, query_id)
         finally:
             _remove_staged(self.path, staged, query_id, batchId)
 
@@ -333,6 +339,16 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
         join_services(self.path)  # the query stops: its background compaction finishes first
         staged = [m for m in messages if m is not None]
         _remove_staged(self.path, staged, next((m.query_id for m in staged), None), batchId)
+
+
+def _check_columns(path, options: Mapping, names, op: str) -> None:
+    """The refusal of a query whose rows lack a record key or partition column, made when it starts (each
+    micro-batch's commit would refuse it, after the query ran)."""
+    from ..table.properties import read_properties
+    from ..table.write.keygen_config import key_generator
+
+    props = read_properties(path).to_dict() if (as_path(path) / ".hoodie" / "hoodie.properties").exists() else {}
+    key_generator(path, props, options).check_columns(names, op)
 
 
 def _read_staged(files: list[str]) -> pa.Table | None:

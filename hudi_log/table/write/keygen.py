@@ -130,11 +130,22 @@ class KeyGenerator:
     def record_keys(self, batch) -> list[str]:
         return self.record_key_array(batch).to_pylist()
 
+    def check_columns(self, names, operation: str = "upsert") -> None:
+        """The refusal of an input whose columns ``names`` lack a record key field, or a partition field
+        where ``operation`` places rows (a delete may find its keys' partitions by the index): made on a
+        driver from the input's schema, before any task (or the instant) starts, as each batch makes it."""
+        names = set(names)
+        missing = [f for f in self.record_key_fields if f not in names]
+        if missing and operation != "delete_partition":
+            raise RecordKeyError(self.table_path, f"the input has no record key column(s) {missing}")
+        missing = [f for f in self.partition_fields if f not in names]
+        if missing and operation not in ("delete", "delete_partition"):
+            raise RecordKeyError(self.table_path, f"the input has no partition column(s) {missing}")
+
     def record_key_array(self, batch) -> pa.Array:
         """The record keys as one Arrow string array."""
-        missing = [f for f in self.record_key_fields if f not in batch.schema.names]
-        if missing:
-            raise RecordKeyError(self.table_path, f"the input has no record key column(s) {missing}")
+        if any(f not in batch.schema.names for f in self.record_key_fields):
+            self.check_columns(batch.schema.names)
         single = len(self.record_key_fields) == 1 and not self.prefixes_single_field
         if single:  # the common case as one vectorized cast
             arr = _column_text(batch, self.record_key_fields[0])
@@ -172,9 +183,8 @@ class KeyGenerator:
         n = batch.num_rows
         if not self.partition_fields:
             return pa.repeat(pa.scalar("", pa.string()), n)
-        missing = [f for f in self.partition_fields if f not in batch.schema.names]
-        if missing:
-            raise RecordKeyError(self.table_path, f"the input has no partition column(s) {missing}")
+        if any(f not in batch.schema.names for f in self.partition_fields):
+            self.check_columns([*batch.schema.names, *self.record_key_fields])
         texts = [None if f in self.timestamp_fields else _column_text(batch, f) for f in self.partition_fields]
         if all(t is not None for t in texts) and not self.url_encode:  # vectorized: text, default, hive prefix
             segs = []
