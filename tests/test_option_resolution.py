@@ -294,8 +294,11 @@ def _services():
          lambda p: ["repair", "deduplicate", p, "--partition", "x", "--no-dry-run"]),
         ("table update-configs", lambda p, o: update_table_configs(p, {"hoodie.table.name": "t"}, options=o),
          lambda p: ["table", "update-configs", p, "--set", "hoodie.table.name=t"]),
+        ("table delete-configs", lambda p, o: update_table_configs(p, {}, deletes=["x.y"], options=o),
+         lambda p: ["table", "delete-configs", p, "x.y"]),
         ("marker delete", lambda p, o: delete_instant_markers(p, INSTANT, o), lambda p: ["marker", "delete", p, INSTANT]),
-        ("table upgrade", lambda p, o: change_table_version(p, 8, o), lambda p: ["table", "upgrade", p, "--to", "8"]),
+        ("table upgrade", lambda p, o: change_table_version(p, 9, o), lambda p: ["table", "upgrade", p, "--to", "9"]),
+        ("table downgrade", lambda p, o: change_table_version(p, 6, o), lambda p: ["table", "downgrade", p, "--to", "6"]),
     ]
 
 
