@@ -160,7 +160,8 @@ def clean_cmd(path, policy, retain_commits, retain_versions, retain_hours, as_js
     opts = hudi_options(extra)
     # the flags are Hudi's options given another way: resolved with -o as the write's flags are
     labels = {POLICY_OPTIONS[k]: f for k, f in flag.items()}
-    labels["hoodie.cleaner.policy"] = "--policy" if policy else f"{flag[next(iter(given))]} (its policy)" if given else ""
+    if policy or given:
+        labels["hoodie.cleaner.policy"] = "--policy" if policy else f"{flag[next(iter(given))]} (its policy)"
     try:
         chosen = cleaner_policy(path, opts, policy.upper() if policy else (next(iter(given)) if given else None),
                                 next(iter(given.values())) if given else None, labels)
