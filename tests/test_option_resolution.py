@@ -210,23 +210,45 @@ def test_every_valid_value_at_once_is_one_write(tmp_path):
     assert len(read_table(str(tmp_path / "t"))) == 2
 
 
+@pytest.mark.parametrize("name", REFUSABLE)
+def test_spark_data_source_writer_refuses_a_bad_value_by_name(tmp_path, name):
+    """``df.write.format("hudi_log")``'s writer, built as Spark builds it (``DataSource.writer``, in a Python
+    worker before any task) but without Spark's hand-over: every refusable option, fast. The Spark test below
+    goes through real Spark for one option of each kind."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from hudi_log.spark.sink import HudiWriter
+
+    schema = StructType([StructField("id", LongType()), StructField("v", StringType()),
+                         StructField("ts", LongType()), StructField("p", StringType())])
+    with pytest.raises(HudiLogError, match=re.escape(name)):
+        HudiWriter({"path": str(tmp_path / "t"), **_options(name, BAD[lookup(name).kind])}, schema, False)
+    assert not (tmp_path / "t").exists()
+
+
+def _one_per_kind() -> list[str]:
+    """One refusable option of each kind (enumerated, boolean, integer, number, ...)."""
+    return list({lookup(n).kind: n for n in reversed(REFUSABLE)}.values())
+
+
 @pytest.mark.slow
 def test_spark_writers_and_stream_sink_refuse_bad_values_by_name_and_honour_good_ones(tmp_path):
     from hudi_log.spark import spark_session, write
 
     spark = spark_session()
     df = spark.createDataFrame(ROWS)
-    for name in REFUSABLE:
-        opts = _options(name, BAD[lookup(name).kind])
-        for how in ("df.write", "hudi_log.spark.write"):
-            path = str(tmp_path / f"{how}-{name}")
-            with pytest.raises(Exception) as e:
-                if how == "df.write":
-                    df.write.format("hudi_log").options(**opts).mode("append").save(path)
-                else:
-                    write(df, path, opts)
-            assert name in str(e.value), (how, name, str(e.value)[-500:])
-            assert not Path(path).exists()
+    for name in REFUSABLE:  # hudi_log.spark.write refuses on the driver, before any Spark job: every option
+        path = str(tmp_path / f"write-{name}")
+        with pytest.raises(Exception) as e:
+            write(df, path, _options(name, BAD[lookup(name).kind]))
+        assert name in str(e.value), (name, str(e.value)[-500:])
+        assert not Path(path).exists()
+    for name in _one_per_kind():  # through Spark's Python data source hand-over: one option of each kind
+        path = str(tmp_path / f"df-write-{name}")
+        with pytest.raises(Exception) as e:
+            df.write.format("hudi_log").options(**_options(name, BAD[lookup(name).kind])).mode("append").save(path)
+        assert name in str(e.value), (name, str(e.value)[-500:])
+        assert not Path(path).exists()
     write(df, str(tmp_path / "ok-1"), _all_valid())
     df.write.format("hudi_log").options(**_all_valid()).mode("append").save(str(tmp_path / "ok-2"))
     for ok in ("ok-1", "ok-2"):
