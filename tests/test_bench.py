@@ -3,6 +3,7 @@ command runs end to end on a tiny size."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -154,9 +155,10 @@ def test_bench_logfiles_runs_end_to_end():
     """--only logfiles on a tiny table: the plain df.write left up to 200 log files per group, hudi_log.spark.write
     one, and both reads ran (each returns every row; checked inside the bench) with their ratio."""
     proc = subprocess.run([sys.executable, "-m", "tools.bench", "--records", "2000", "--repeat", "1",
-                           "--only", "logfiles"], cwd=REPO, capture_output=True, text=True, timeout=900)
+                           "--only", "logfiles"], cwd=REPO, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "HUDI_LOG_BENCH_LOGFILES_PARTITIONS": "24"})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    m = re.search(r"(\d+) log files \(<= (\d+) per group\) by a plain df.write of 200 partitions, (\d+) by "
+    m = re.search(r"(\d+) log files \(<= (\d+) per group\) by a plain df.write of 24 partitions, (\d+) by "
                   r"hudi_log.spark.write", proc.stdout)
     assert m and int(m.group(2)) > 1 and int(m.group(1)) > int(m.group(3)), proc.stdout
     for name in ("logfiles/read-routed", "logfiles/read-plain"):

@@ -114,7 +114,7 @@ def make_inputs(work: Path, args, groups: list[str]) -> dict:
         out["logfiles"] = info = make_logfile_tables(work, args.records)
         print(f"log-file tables: {args.records:,} rows in {info['file_groups']} file groups, every key updated: "
               f"{info['log_files']['plain']} log files (<= {info['max_per_group']['plain']} per group) by a plain "
-              f"df.write of 200 partitions, {info['log_files']['routed']} by hudi_log.spark.write; made in "
+              f"df.write of {info['partitions']} partitions, {info['log_files']['routed']} by hudi_log.spark.write; made in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
     return out
 

@@ -18,6 +18,7 @@ Measurements, each in a fresh process (``tools/bench/measure.py``), the two side
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,9 @@ OPTIONS = {
     "hoodie.datasource.write.recordkey.field": "uuid", "hoodie.datasource.write.precombine.field": "ts",
     "hoodie.datasource.write.partitionpath.field": "city",
 }
-SPARK_PARTITIONS = 200
+SPARK_PARTITIONS = 200  # Spark's default shuffle partitions: the shape users have
+# the test of the bench itself (tests/test_bench.py) runs it at fewer, which shows the same effect sooner
+PARTITIONS_ENV = "HUDI_LOG_BENCH_LOGFILES_PARTITIONS"
 
 
 def log_files_per_group(table: Path) -> dict[str, int]:
@@ -63,13 +66,14 @@ def _make(work: Path, n: int) -> dict:
     shutil.copytree(base, routed)
     spark = spark_session("local[2]", app_name="hudi-log bench logfiles")
     updates = trip_columns(range(n), ts_shift=1)
-    df = spark.createDataFrame(updates.to_pandas()).repartition(SPARK_PARTITIONS).cache()
+    partitions = int(os.environ.get(PARTITIONS_ENV) or SPARK_PARTITIONS)
+    df = spark.createDataFrame(updates.to_pandas()).repartition(partitions).cache()
     df.count()
     df.write.format("hudi_log").options(**OPTIONS).mode("append").save(str(plain))
     write(df, str(routed), OPTIONS)
     spark.stop()
     per = {k: log_files_per_group(p) for k, p in (("plain", plain), ("routed", routed))}
-    return {"plain": str(plain), "routed": str(routed), "records": n,
+    return {"plain": str(plain), "routed": str(routed), "records": n, "partitions": partitions,
             "file_groups": len(per["plain"]),
             "log_files": {k: sum(v.values()) for k, v in per.items()},
             "max_per_group": {k: max(v.values()) for k, v in per.items()}}
