@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
@@ -121,27 +123,48 @@ def write_base_file(path: Path, rows: pa.Table, table_schema: dict, bloom: Bloom
         b"parquet.avro.schema": schema_json(writer_schema(table_schema)).encode("utf-8"),
         b"writer.model.name": b"avro",
     }
-    footer.update(footer_metadata(pc.drop_null(rows.column(RECORD_KEY)), bloom))
+    keys = pc.drop_null(rows.column(RECORD_KEY))
     path = as_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # No ARROW:schema key (Hudi's files have none); the footer keys are added explicitly.
-    if isinstance(path, RemotePath):
-        # an object becomes visible only when its upload completes, so a killed write leaves no half
-        # file, and there is no rename to do (Hudi writes base files in place on object stores too)
-        where, fs = arrow_location(path)
-        with pq.ParquetWriter(where, rows.schema, compression="snappy", store_schema=False, filesystem=fs) as w:
-            w.write_table(rows)
-            w.add_key_value_metadata(footer)
-        return fs.get_file_info(where).size
-    tmp = path.with_name(f".{path.name}.tmp")
-    # written aside and renamed: a killed write leaves no half Parquet file under a base file name, and a
-    # failed one (a full disk) none at all, so the rollback that follows has room for its own files
-    try:
-        with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
-            w.write_table(rows)
-            w.add_key_value_metadata(footer)
-        tmp.replace(path)
-    except BaseException as e:
-        tmp.unlink(missing_ok=True)
-        raise naming(e, path)
-    return path.stat().st_size
+    # the record keys' footer is made while Arrow encodes the rows (numpy's hashing and Parquet's encoding
+    # both release the GIL: two cores on one file); it is the file's last bytes either way, so they are the
+    # same. No ARROW:schema key (Hudi's files have none); the footer keys are added explicitly.
+    with _keys_footer(keys, bloom) as keys_footer:
+        if isinstance(path, RemotePath):
+            # an object becomes visible only when its upload completes, so a killed write leaves no half
+            # file, and there is no rename to do (Hudi writes base files in place on object stores too)
+            where, fs = arrow_location(path)
+            with pq.ParquetWriter(where, rows.schema, compression="snappy", store_schema=False, filesystem=fs) as w:
+                w.write_table(rows)
+                w.add_key_value_metadata({**footer, **keys_footer()})
+            return fs.get_file_info(where).size
+        tmp = path.with_name(f".{path.name}.tmp")
+        # written aside and renamed: a killed write leaves no half Parquet file under a base file name, and a
+        # failed one (a full disk) none at all, so the rollback that follows has room for its own files
+        try:
+            with pq.ParquetWriter(tmp, rows.schema, compression="snappy", store_schema=False) as w:
+                w.write_table(rows)
+                w.add_key_value_metadata({**footer, **keys_footer()})
+            tmp.replace(path)
+        except BaseException as e:
+            tmp.unlink(missing_ok=True)
+            raise naming(e, path)
+        return path.stat().st_size
+
+
+#: keys below which the footer is made in line: a thread costs more than it saves on a small file
+_FOOTER_THREAD_KEYS = 20_000
+
+
+@contextmanager
+def _keys_footer(keys: pa.Array, bloom: BloomOptions):
+    """A function returning :func:`footer_metadata` of ``keys``, made on a thread of its own from entry on
+    (in line for a small file or no filter); leaving the block waits for that thread, so a write that failed
+    leaves nothing running. A failure of the footer itself is raised unchanged by the function."""
+    if not bloom.enabled or len(keys) < _FOOTER_THREAD_KEYS:
+        made = footer_metadata(keys, bloom)
+        yield lambda: made
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="hudi_log-footer") as pool:
+        future = pool.submit(footer_metadata, keys, bloom)
+        yield future.result

@@ -93,6 +93,7 @@ from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import InstantCompletedError, TimelineWriter
 from ..view.base_file import bloom_options, conform
+from ..workers import write_threads
 from .context import (
     PARTITIONS_TO_DELETE, WriteContext, action_for,
     normalise_options, replaced_file_groups, resolve_operation,
@@ -538,7 +539,9 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     options = _partitions_to_delete(path, data, operation, options)
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
-        stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
+        # the one task: inserts fill small files, and its file groups are written on every core (workers.py)
+        threads = write_threads(tx.context.options, tx.context.operation)
+        stats = write_batches(tx.context, data, 0, pack=True, threads=threads)
         return tx.commit(stats, extra_metadata)
     except BaseException as e:
         try:

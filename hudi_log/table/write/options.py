@@ -145,6 +145,9 @@ OPTIONS: tuple[Opt, ...] = (
     _B("hoodie.parquet.bloom.filter.enabled"),
     _I("hoodie.bloom.index.parallelism", sample="4"), _B("hoodie.bloom.index.prune.by.ranges"),
     _I("hoodie.simple.index.parallelism", sample="4"), _B("hoodie.simple.index.use.caching"),
+    # a one-process write's threads (hudi_log.table.workers): Java's write tasks per operation
+    _I("hoodie.upsert.shuffle.parallelism", sample="2"), _I("hoodie.insert.shuffle.parallelism", sample="2"),
+    _I("hoodie.bulkinsert.shuffle.parallelism", sample="2"), _I("hoodie.delete.shuffle.parallelism", sample="2"),
     # file sizes
     _I("hoodie.parquet.max.file.size", sample="125829120"), _I("hoodie.parquet.small.file.limit", sample="104857600"),
     _I("hoodie.logfile.max.size", sample="1073741824"), _I("hoodie.logfile.data.block.max.size", sample="268435456"),
