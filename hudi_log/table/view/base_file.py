@@ -85,17 +85,18 @@ def with_meta_columns(data: pa.Table, *, instant: str | list, keys: list[str], p
         for i, name in enumerate(META_FIELDS):
             data = data.add_column(i, name, pa.nulls(n, pa.string()))
         return data
-    times = instant if isinstance(instant, list) else [instant] * n
     if seqnos is None:
         # "{instant}_{task partition}_{row}", made in Arrow: a Python string per row cost 0.1 s per 100,000 rows
         rows = pa.array(np.arange(n, dtype=np.int64)).cast(pa.string())
         seqnos = pc.binary_join_element_wise(f"{instant}_{task_partition_id}", rows, "_")
+    # a value every row shares as one Arrow repeat (a Python list of n references cost ~25 ms per 177,000 rows)
+    same = lambda value: pa.repeat(pa.scalar(value, pa.string()), n)  # noqa: E731
     meta = {
-        COMMIT_TIME: pa.array(times, pa.string()),
+        COMMIT_TIME: pa.array(instant, pa.string()) if isinstance(instant, list) else same(instant),
         COMMIT_SEQNO: pa.array(seqnos, pa.string()),
         RECORD_KEY: pa.array(keys, pa.string()),
-        PARTITION_PATH: pa.array([partition] * n, pa.string()),
-        FILE_NAME: pa.array([file_name] * n, pa.string()),
+        PARTITION_PATH: same(partition),
+        FILE_NAME: same(file_name),
     }
     data = data.drop_columns([c for c in META_FIELDS if c in data.column_names])
     for i, name in enumerate(META_FIELDS):

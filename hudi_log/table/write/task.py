@@ -529,10 +529,12 @@ def _merge_matches(old_keys: pa.Array, new_keys: pa.Array) -> np.ndarray | None:
     """Per stored row, the position in ``new_keys`` of the incoming row with its key, -1 for none: the
     pairs :func:`_merge_base_file`'s loop finds with its dictionary. None where a key is null or repeats on
     either side (the loop's first-match and last-wins rules then decide)."""
+    import polars as pl
+
     if old_keys.null_count or new_keys.null_count:
         return None
     for ks in (old_keys, new_keys):
-        if len(ks) and pc.count_distinct(ks).as_py() != len(ks):
+        if len(ks) and pl.Series(ks).n_unique() != len(ks):  # polars' count: ~7x Arrow's here
             return None
     return pc.fill_null(pc.index_in(old_keys, value_set=new_keys), -1).to_numpy(zero_copy_only=False)
 
@@ -552,9 +554,10 @@ def _apply_matches(ctx, matched: np.ndarray, idx: np.ndarray, flagged, keep_old:
         gone, upd_j, upd_i = js[f], js[~f], ii[~f]
     else:
         gone, upd_j, upd_i = js[:0], js, ii
-    changes.deleted.extend(gone.tolist())
     take_new.extend(upd_i.tolist())
-    changes.updated.extend(zip(upd_j.tolist(), upd_i.tolist()))
+    if ctx.properties.cdc_enabled:  # only the CDC log reads the pairs
+        changes.deleted.extend(gone.tolist())
+        changes.updated.extend(zip(upd_j.tolist(), upd_i.tolist()))
     if ctx.operation != "delete":
         hit = np.zeros(len(idx), bool)
         hit[matched[js]] = True
