@@ -67,6 +67,7 @@ from ..read.query import HudiTable, SliceTask, read_slice, row_keys
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
+from ..workers import cpus, ordered_map
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION  # noqa: F401 (archive.py imports it here)
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
@@ -350,7 +351,10 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
     tw = TimelineWriter(table.path, table.properties)
     tw.inflight(COMPACTION, instant)
     schema, ctx = read_before(table, instant, "compaction", CompactionError)
-    stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
+    # the slices side by side, their stats in the plan's order (Java's Spark compactor runs one task per
+    # operation; workers.py bounds the threads by the CPUs)
+    stats = ordered_map(lambda n_op: _compact_slice(table, ctx, schema, instant, *n_op, bloom),
+                        list(enumerate(plan.operations)), cpus())
     by_partition: dict[str, list] = {}
     for s in stats:
         by_partition.setdefault(s["partitionPath"], []).append(s)

@@ -21,7 +21,6 @@ import dataclasses
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from ..timeline.commit_metadata import write_stats
 from ..view.file_system_view import FileSystemView
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
+from ..workers import cpus, ordered_map
 
 
 @dataclass(frozen=True)
@@ -334,7 +334,10 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
     infos = list(groups.values())
     locs = [(g.partition, g.file_id) for g in infos]
     keygen = virtual_key_generator(table_path, props)
-    base = {n: base_file_keys(g.base_file, keygen) for n, g in enumerate(infos) if g.base_file is not None}
+    with_base = [n for n, g in enumerate(infos) if g.base_file is not None]
+    # one Parquet read per base file, side by side (Arrow decodes without the GIL: workers.py)
+    base = dict(zip(with_base, ordered_map(lambda n: base_file_keys(infos[n].base_file, keygen), with_base,
+                                           cpus())))
     plan = tasks = None
     exact: set[int] = set()  # groups whose liveness is needed
     if props.is_mor and any(g.log_files for g in infos):
@@ -354,8 +357,7 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
             return lk is None or (len(lk) > 0 and not pc.all(
                 pc.is_in(lk, value_set=base.get(n, pa.array([], pa.string())))).as_py())
 
-        with ThreadPoolExecutor(max_workers=min(len(with_logs), os.cpu_count() or 1) or 1) as pool:
-            exact.update(n for n, x in zip(with_logs, pool.map(log_only, with_logs)) if x)
+        exact.update(n for n, x in zip(with_logs, ordered_map(log_only, with_logs, cpus())) if x)
     frame = _entries({n: (k, None) for n, k in base.items()})
     # sorted hashes answer "does a key repeat?" (equal hashes: count exactly) and are the lookup order
     hashed = _sorted_hashes(_hash(frame["k"]))
