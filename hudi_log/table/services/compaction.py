@@ -286,10 +286,12 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     return stat
 
 
-def run_compaction(path, instant: str | None = None, options: Mapping | None = None) -> WriteResult:
+def run_compaction(path, instant: str | None = None, options: Mapping | None = None, *,
+                   threads: int | None = None) -> WriteResult:
     """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it; an inflight
     one (a killed run) is rolled back first (``rolled_back`` of the result). One that another process may be
-    running (another writer may be live and its heartbeat is fresh) is refused (recovery.py)."""
+    running (another writer may be live and its heartbeat is fresh) is refused (recovery.py). ``threads``: the
+    slices merged side by side (default the CPUs; a background service beside a writer takes 1)."""
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
@@ -311,7 +313,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
             beat = Heartbeat(table.path, instant, config).start()
         known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run_compaction(path, instant, config, bloom, known)
+        result = _run_compaction(path, instant, config, bloom, known, cpus() if threads is None else threads)
         result.rolled_back = rolled
         return result
     finally:
@@ -340,7 +342,7 @@ def read_before(table: HudiTable, instant: str, what: str, error: type[TableErro
     return schema, table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
 
 
-def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str]) -> WriteResult:
+def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str], threads: int) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
     if instant not in pending:
@@ -354,7 +356,7 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
     # the slices side by side, their stats in the plan's order (Java's Spark compactor runs one task per
     # operation; workers.py bounds the threads by the CPUs)
     stats = ordered_map(lambda n_op: _compact_slice(table, ctx, schema, instant, *n_op, bloom),
-                        list(enumerate(plan.operations)), cpus())
+                        list(enumerate(plan.operations)), threads)
     by_partition: dict[str, list] = {}
     for s in stats:
         by_partition.setdefault(s["partitionPath"], []).append(s)

@@ -3,8 +3,10 @@
 :mod:`.task`, the state they share :mod:`.context`.
 
 ``write_table(path, data, operation, options)`` = :func:`begin_write` + :func:`write_batches` +
-``WriteTransaction.commit`` (``abort`` on any exception). The split form lets a driver begin and commit
-while workers write:
+``WriteTransaction.commit`` (``abort`` on any exception); being the only task, it writes its file groups
+side by side on every core (:mod:`hudi_log.table.workers`: ``os.cpu_count()`` threads, fewer with Java's
+``hoodie.upsert.shuffle.parallelism`` and its siblings; the commit's write stats keep the one-by-one order).
+The split form lets a driver begin and commit while workers write:
 
 * ``tx = begin_write(path, operation, options, schema=None)`` (driver): creates the table if absent
   (else checks type / version / name / keys agree), rolls back failed writes left on the timeline
