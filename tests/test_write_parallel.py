@@ -154,3 +154,25 @@ def test_the_columnar_merge_writes_what_the_loop_writes(tmp_path, monkeypatch, c
     assert calls and all(m is not None for m in matched) and len(matched) == len(calls)
     assert fast == slow
     assert sum(s[0][4] for s in fast) == 102 and sum(s[0][2] for s in fast) > 0  # deletes; inserts into small files
+
+
+def test_an_index_built_ahead_is_taken_only_for_the_same_slices(tmp_path, monkeypatch):
+    from hudi_log.table.write import client
+    from hudi_log.table.write.index import build_index_ahead
+
+    built = []
+    real = client.build_index
+    monkeypatch.setattr(client, "build_index", lambda *a: built.append(1) or real(*a))
+    path = tmp_path / "t"
+    o = _opts("MERGE_ON_READ", "2")
+    write_table(path, _rows(range(0, 300), 1), "upsert", o)
+    build_index_ahead(path)  # the streaming sink's, after a micro-batch
+    built.clear()
+    res = write_table(path, _rows(range(250, 350), 2), "upsert", o)
+    assert built == [] and (res.num_updates, res.num_inserts) == (50, 50)  # taken: keys found without a build
+    build_index_ahead(path)
+    write_table(path, _rows(range(1000, 1010), 3), "insert", o)  # no lookup: the one built ahead stays, now stale
+    res = write_table(path, _rows(range(1000, 1010), 4), "upsert", o)
+    assert built == [1] and res.num_updates == 10  # a new file group since: built again, the inserted keys found
+    rows = read_table(str(path)).sort_by("id")
+    assert rows.num_rows == 360 and set(rows.column("ts").to_pylist()) == {1, 2, 4}

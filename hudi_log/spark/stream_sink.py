@@ -149,7 +149,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
     then the inline services. ``data`` None or empty: nothing is committed."""
     from ..table.write.client import write_table
 
+    from ..table.write.index import build_index_ahead
+    from ..table.write.key_lookup import index_type
     from ..table.write.options import operation_of, resolve
+    from ..table.write.record_index_lookup import RECORD_INDEX
 
     opts = resolve({k: v for k, v in options.items() if k.lower() not in ("path", "checkpointlocation")})
     if _async_compaction(path, opts):
@@ -171,6 +174,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
         wait_for_foreign_compaction(path, opts)
     result = write_table(path, data, None, opts, extra_metadata=extra)
     compaction, cleaned, warnings = _services(path, opts)
+    if op in ("upsert", "delete") and index_type(path, opts) != RECORD_INDEX:
+        # the next micro-batch's index, built while Spark's tasks hand its rows over (this process waits
+        # then); its write takes it only if the table's latest slices are still the ones it was built for
+        build_index_ahead(path)
     return MicroBatchResult(batch_id, result.instant, compaction=compaction, clean=cleaned, warnings=warnings)
 
 

@@ -104,7 +104,7 @@ from ..metadata_table import guard_metadata_table
 from ..metadata.writer import prepare_metadata_table, run_metadata_services, sync_metadata_table
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
-from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .index import DeferredIndex, KeyIndex, build_index, index_built_ahead, latest_slices
 from .record_index_lookup import RECORD_INDEX, RecordIndexLookup, check_usable
 from .key_lookup import index_type, plan_index
 from .options import OPERATION, operation_of, resolve
@@ -442,7 +442,10 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         elif kind == RECORD_INDEX:
             index = RecordIndexLookup(table_path) if looks_up else KeyIndex.empty()
         else:
-            index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
+            # an index this process built ahead for these very slices (the streaming sink's, between batches)
+            ahead = index_built_ahead(table_path, props, groups) if looks_up and not defer else None
+            index = ahead if ahead is not None else \
+                build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
         if defer:
             folder = markers.work_dir(table_path, instant)
