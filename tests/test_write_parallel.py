@@ -55,14 +55,14 @@ def test_ordered_map_raises_the_first_failure_in_order_after_every_piece_ended()
     assert 1 in ended and 2 in ended
 
 
-def test_write_threads_are_the_cpus_or_javas_parallelism_below_them():
-    assert write_threads({}, "upsert") == cpus()
-    assert write_threads({"hoodie.upsert.shuffle.parallelism": "0"}, "upsert") == cpus()
-    assert write_threads({"hoodie.upsert.shuffle.parallelism": "1"}, "upsert") == 1
+def test_write_threads_are_one_unless_javas_parallelism_asks_for_more_up_to_the_cpus():
+    assert write_threads({}, "upsert") == 1
+    assert write_threads({"hoodie.upsert.shuffle.parallelism": "0"}, "upsert") == 1
+    assert write_threads({"hoodie.upsert.shuffle.parallelism": "2"}, "upsert") == min(2, cpus())
     assert write_threads({"hoodie.upsert.shuffle.parallelism": "100000"}, "upsert") == cpus()
-    assert write_threads({"hoodie.insert.shuffle.parallelism": "1"}, "upsert") == cpus()  # another operation's
-    assert write_threads({"hoodie.delete.shuffle.parallelism": "1"}, "delete") == 1
-    assert write_threads({"hoodie.bulkinsert.shuffle.parallelism": "1"}, "bulk_insert") == 1
+    assert write_threads({"hoodie.insert.shuffle.parallelism": "4"}, "upsert") == 1  # another operation's
+    assert write_threads({"hoodie.delete.shuffle.parallelism": "2"}, "delete") == min(2, cpus())
+    assert write_threads({"hoodie.bulkinsert.shuffle.parallelism": "2"}, "bulk_insert") == min(2, cpus())
 
 
 def _opts(table_type: str, threads: str, **more) -> dict:

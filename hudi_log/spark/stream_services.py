@@ -96,7 +96,7 @@ class AsyncCompactor:
         for instant in instants:
             self._running = instant
             try:
-                # one thread: the other core is the micro-batches' commits' (workers.py)
+                # one thread: the other core is the micro-batches' commits' (and two were slower: workers.py)
                 run_compaction(self.path, instant, opts, threads=1)
                 self.completed.append(instant)
             except Exception as e:  # noqa: BLE001 - the run's plan stays pending; the next batch says so

@@ -18,10 +18,10 @@ Hudi instant can be begun before the tasks write. So:
   ``canSkipBatch``); else the staged rows are written as one instant (:func:`hudi_log.table.write.client.
   write_table`: precombined across the whole batch, index looked up, committed last and atomically, rolled
   back on any error) whose commit metadata carries the checkpoint; then compaction and cleaning run
-  inline (below). The staged files are removed whatever happened. ``write_table`` uses every core of the
-  commit worker (hudi_log.table.workers), and after an upsert or delete commit the next micro-batch's index
-  is built ahead on a thread while Spark's tasks hand that batch over (taken only if the table's latest
-  file slices are still the ones it was built for: ``index_built_ahead``).
+  inline (below). The staged files are removed whatever happened. The commit worker's second core: a new
+  base file's bloom filter is made beside its Parquet encoding, and after an upsert or delete commit the next
+  micro-batch's index is built ahead on a thread while Spark's tasks hand that batch over (taken only if the
+  table's latest file slices are still the ones it was built for: ``index_built_ahead``).
 
 A failing task makes Spark call ``abort``: the staged files go, no instant was begun. A driver killed
 inside the write leaves an inflight instant: the next write (the restarted query's first batch) rolls it

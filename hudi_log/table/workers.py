@@ -10,11 +10,14 @@ whatever order they finish in, so what a caller builds from them (the write stat
 as one by one; the first failure, in that order, is raised as it was raised (its type unchanged) once every
 piece has ended, so no thread still writes when the caller rolls back.
 
-The bound: ``os.cpu_count()``, and for a write Hudi's shuffle parallelism of its operation where given
-(``hoodie.upsert.shuffle.parallelism``, ``hoodie.insert.shuffle.parallelism``,
+The bound: ``os.cpu_count()``. Pure decoding (the index build's key reads) uses every CPU. A write's file
+groups and a compaction's slices default to ONE thread: their pieces also run Python between the C calls, and
+two such threads contend for the GIL (each C call's return waits for the other's switch interval), measured
+slower than one by one on 2 cores (write_table 0.65 s against 0.45 s, a compaction of two slices 0.82-0.95 s
+against 0.70-0.75 s; docs/benchmarks.md). A write takes more where its operation's Hudi shuffle parallelism
+asks for it (``hoodie.upsert.shuffle.parallelism``, ``hoodie.insert.shuffle.parallelism``,
 ``hoodie.bulkinsert.shuffle.parallelism``, ``hoodie.delete.shuffle.parallelism``: the number of Spark tasks
-that write file groups in Java; 0, Java's default, derives it from the input, here the CPUs): ``1`` writes
-one piece after another, as before this pool.
+that write file groups in Java), at most the CPUs; 0 (Java's default, derived from the input) is one here.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ def cpus() -> int:
 
 
 def write_threads(options: Mapping, operation: str) -> int:
-    """The threads a one-process write may use: its operation's shuffle parallelism where given and positive,
-    at most the CPUs; else the CPUs."""
+    """The threads a one-process write's file groups use: its operation's shuffle parallelism where given and
+    above 1, at most the CPUs; else 1 (see the module docstring)."""
     name = PARALLELISM_OPTIONS.get(operation)
     value = None
     if name is not None:
@@ -52,7 +55,7 @@ def write_threads(options: Mapping, operation: str) -> int:
         given = int(str(value).strip()) if value is not None else 0
     except ValueError:
         given = 0  # refused by name where options are resolved (write/options.py); never reached from there
-    return min(given, cpus()) if given > 0 else cpus()
+    return min(given, cpus()) if given > 1 else 1
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], threads: int) -> list[R]:

@@ -1,4 +1,5 @@
-"""Benchmark: ``write_table`` on one core and on every core (issue 38, item 3: the streaming sink's commit).
+"""Benchmark: ``write_table`` with its file groups one by one and side by side (issue 38, item 3: the
+streaming sink's commit).
 
     python tools/bench/write_parallel.py [--rows 100000] [--repeat 5] [--code DIR ...] [--stream]
 
@@ -18,8 +19,9 @@ Each run also reports the process's CPU seconds over the same span (all its thre
 stream shape too): on a loaded machine wall time swings with the other processes, CPU time much less, so a
 saving of work shows there even when the cores are not free to show it as wall time.
 
-Variants: ``threads=1`` (``hoodie.{upsert,...}.shuffle.parallelism=1``: one file group after another) and
-``threads=auto`` (``os.cpu_count()``), for the code of this checkout and of each ``--code DIR`` (another
+Variants: ``threads=1`` (``hoodie.upsert.shuffle.parallelism=1``: one file group after another, the default)
+and ``threads=2`` (two side by side; the code before this option ignores it), for the code of this checkout
+and of each ``--code DIR`` (another
 checkout's root, e.g. ``git worktree add /tmp/before main``; its compiled extensions built). Reported: the
 median seconds of each variant and their ratios to the first. Numbers are reported, not asserted.
 """
@@ -57,9 +59,7 @@ def child(shape: str, n: int, threads: str) -> dict:
     """One timed run in this process (the code on ``sys.path`` first is the one measured)."""
     import pyarrow as pa
 
-    opts = dict(OPTIONS)
-    if threads != "auto":
-        opts[PARALLELISM] = threads
+    opts = {**OPTIONS, PARALLELISM: threads}
     with tempfile.TemporaryDirectory(prefix="hudi-log-bench-write-") as work:
         path = os.path.join(work, "t")
         if shape == "upsert":
@@ -105,7 +105,7 @@ def main(argv=None) -> int:
         print(json.dumps(child(shape, int(n), threads)))
         return 0
     codes = [REPO, *(Path(c).resolve() for c in args.code)]
-    variants = [(c, t) for c in codes for t in ("1", "auto")]
+    variants = [(c, t) for c in codes for t in ("1", "2")]
     for shape in ("upsert", "stream") if args.stream else ("upsert",):
         results: dict = {v: [] for v in variants}
         for _ in range(args.repeat):

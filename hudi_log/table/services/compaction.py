@@ -67,7 +67,7 @@ from ..read.query import HudiTable, SliceTask, read_slice, row_keys
 from ..schema import current_schema
 from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Timeline
 from ..timeline.writer import TimelineWriter
-from ..workers import cpus, ordered_map
+from ..workers import ordered_map
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION  # noqa: F401 (archive.py imports it here)
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
@@ -291,7 +291,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
     """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it; an inflight
     one (a killed run) is rolled back first (``rolled_back`` of the result). One that another process may be
     running (another writer may be live and its heartbeat is fresh) is refused (recovery.py). ``threads``: the
-    slices merged side by side (default the CPUs; a background service beside a writer takes 1)."""
+    slices merged side by side (default 1: two threads were slower, hudi_log.table.workers)."""
     config = concurrency_config(options)
     with TableLock(path, config):
         table = HudiTable(path)
@@ -313,7 +313,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
             beat = Heartbeat(table.path, instant, config).start()
         known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run_compaction(path, instant, config, bloom, known, cpus() if threads is None else threads)
+        result = _run_compaction(path, instant, config, bloom, known, 1 if threads is None else threads)
         result.rolled_back = rolled
         return result
     finally:
@@ -353,8 +353,8 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
     tw = TimelineWriter(table.path, table.properties)
     tw.inflight(COMPACTION, instant)
     schema, ctx = read_before(table, instant, "compaction", CompactionError)
-    # the slices side by side, their stats in the plan's order (Java's Spark compactor runs one task per
-    # operation; workers.py bounds the threads by the CPUs)
+    # the slices, side by side where asked, their stats in the plan's order (Java's Spark compactor runs one
+    # task per operation; workers.py bounds the threads by the CPUs)
     stats = ordered_map(lambda n_op: _compact_slice(table, ctx, schema, instant, *n_op, bloom),
                         list(enumerate(plan.operations)), threads)
     by_partition: dict[str, list] = {}

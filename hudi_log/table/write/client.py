@@ -4,8 +4,8 @@
 
 ``write_table(path, data, operation, options)`` = :func:`begin_write` + :func:`write_batches` +
 ``WriteTransaction.commit`` (``abort`` on any exception); being the only task, it writes its file groups
-side by side on every core (:mod:`hudi_log.table.workers`: ``os.cpu_count()`` threads, fewer with Java's
-``hoodie.upsert.shuffle.parallelism`` and its siblings; the commit's write stats keep the one-by-one order).
+one by one, or side by side on up to ``hoodie.upsert.shuffle.parallelism`` (and its siblings) threads, at most
+the CPUs (:mod:`hudi_log.table.workers`; the commit's write stats keep the one-by-one order).
 The split form lets a driver begin and commit while workers write:
 
 * ``tx = begin_write(path, operation, options, schema=None)`` (driver): creates the table if absent
@@ -544,7 +544,7 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     options = _partitions_to_delete(path, data, operation, options)
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
-        # the one task: inserts fill small files, and its file groups are written on every core (workers.py)
+        # the one task: inserts fill small files; its file groups side by side only where asked (workers.py)
         threads = write_threads(tx.context.options, tx.context.operation)
         stats = write_batches(tx.context, data, 0, pack=True, threads=threads)
         return tx.commit(stats, extra_metadata)
