@@ -199,11 +199,11 @@ def test_async_compaction_failure_is_surfaced_and_recovered(tmp_path, monkeypatc
     real = compaction.run_compaction
     calls = []
 
-    def failing_once(path, instant=None, options=None):
+    def failing_once(path, instant=None, options=None, **kw):
         calls.append(instant)
         if len(calls) == 1:
             raise compaction.CompactionError(path, "disk full (test)")
-        return real(path, instant, options)
+        return real(path, instant, options, **kw)
 
     monkeypatch.setattr(compaction, "run_compaction", failing_once)
     done = _async_stream(t, 4)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, Optional
@@ -74,13 +75,15 @@ class BackgroundSyncs:
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Future] = []
+        self._lock = threading.Lock()  # writers of several file groups may submit from their own threads
 
     def submit(self, fd: int) -> None:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="hudi_log-fsync")
         dup = os.dup(fd)
         try:
-            self._pending.append(self._pool.submit(_fsync_and_close, dup))
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(1, thread_name_prefix="hudi_log-fsync")
+                self._pending.append(self._pool.submit(_fsync_and_close, dup))
         except BaseException:
             os.close(dup)
             raise
@@ -232,6 +235,8 @@ class Storage:
         #: runs: each log writer looks up its group's latest log file, and a listing per group made a task's
         #: cost grow with groups x files in the partition (and one LIST request per group on an object store)
         self._names: Optional[dict[str, list[str]]] = {} if cache_listings else None
+        # the cache is shared by the threads of a task that writes its file groups side by side
+        self._names_lock = threading.RLock()
 
     @classmethod
     def from_uri(cls, uri: str, **kw) -> tuple["Storage", str]:
@@ -320,6 +325,12 @@ class Storage:
 
     def list_names(self, directory: str) -> list[str]:
         """The names of the files directly in ``directory``."""
+        if self._names is None:
+            return self._list_names(directory)
+        with self._names_lock:  # one listing per folder, whichever thread asks first
+            return self._list_names(directory)
+
+    def _list_names(self, directory: str) -> list[str]:
         if self._names is not None and directory in self._names:
             return list(self._names[directory])
         if self.is_local:
@@ -339,13 +350,14 @@ class Storage:
         if self._names is None:
             return
         folder, name = (os.path.split(path) if self.is_local else posixpath.split(str(path)))
-        names = self._names.get(folder)
-        if names is None:
-            return
-        if present and name not in names:
-            names.append(name)
-        elif not present and name in names:
-            names.remove(name)
+        with self._names_lock:
+            names = self._names.get(folder)
+            if names is None:
+                return
+            if present and name not in names:
+                names.append(name)
+            elif not present and name in names:
+                names.remove(name)
 
     # ---- changes -------------------------------------------------------------------------------
     def makedirs(self, directory: str) -> None:

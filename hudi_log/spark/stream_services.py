@@ -96,7 +96,8 @@ class AsyncCompactor:
         for instant in instants:
             self._running = instant
             try:
-                run_compaction(self.path, instant, opts)
+                # one thread: the other core is the micro-batches' commits' (and two were slower: workers.py)
+                run_compaction(self.path, instant, opts, threads=1)
                 self.completed.append(instant)
             except Exception as e:  # noqa: BLE001 - the run's plan stays pending; the next batch says so
                 log.warning("hudi_log: %s: async compaction %s failed (its plan stays pending and is run again "

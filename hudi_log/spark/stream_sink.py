@@ -18,7 +18,10 @@ Hudi instant can be begun before the tasks write. So:
   ``canSkipBatch``); else the staged rows are written as one instant (:func:`hudi_log.table.write.client.
   write_table`: precombined across the whole batch, index looked up, committed last and atomically, rolled
   back on any error) whose commit metadata carries the checkpoint; then compaction and cleaning run
-  inline (below). The staged files are removed whatever happened.
+  inline (below). The staged files are removed whatever happened. The commit worker's second core: a new
+  base file's bloom filter is made beside its Parquet encoding, and after an upsert or delete commit the next
+  micro-batch's index is built ahead on a thread while Spark's tasks hand that batch over (taken only if the
+  table's latest file slices are still the ones it was built for: ``index_built_ahead``).
 
 A failing task makes Spark call ``abort``: the staged files go, no instant was begun. A driver killed
 inside the write leaves an inflight instant: the next write (the restarted query's first batch) rolls it
@@ -150,7 +153,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
     then the inline services. ``data`` None or empty: nothing is committed."""
     from ..table.write.client import write_table
 
+    from ..table.write.index import build_index_ahead
+    from ..table.write.key_lookup import index_type
     from ..table.write.options import operation_of, resolve
+    from ..table.write.record_index_lookup import RECORD_INDEX
 
     opts = resolve({k: v for k, v in options.items() if k.lower() not in ("path", "checkpointlocation")})
     if _async_compaction(path, opts):
@@ -172,6 +178,10 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
         wait_for_foreign_compaction(path, opts)
     result = write_table(path, data, None, opts, extra_metadata=extra)
     compaction, cleaned, warnings = _services(path, opts)
+    if op in ("upsert", "delete") and index_type(path, opts) != RECORD_INDEX:
+        # the next micro-batch's index, built while Spark's tasks hand its rows over (this process waits
+        # then); its write takes it only if the table's latest slices are still the ones it was built for
+        build_index_ahead(path)
     return MicroBatchResult(batch_id, result.instant, compaction=compaction, clean=cleaned, warnings=warnings)
 
 

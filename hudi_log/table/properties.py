@@ -28,6 +28,7 @@ would give a wrong answer with no error:
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 import zlib
 from collections.abc import Mapping
@@ -372,6 +373,13 @@ def _split(v: str) -> list[str]:
     return [p.strip() for p in v.split(",") if p.strip()]
 
 
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> dict[str, str]:
+    """:func:`parse_java_properties` once per distinct text: a write reads the file some 30 times, and the
+    parse was ~1 ms of each (callers get a copy; the file is read every time, so a change is seen)."""
+    return parse_java_properties(text)
+
+
 def _read_one(path: Path) -> TableProperties:
     try:
         raw = path.read_bytes()
@@ -381,7 +389,7 @@ def _read_one(path: Path) -> TableProperties:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    props = parse_java_properties(text)
+    props = dict(_parsed(text))
     tp = TableProperties(props, path)
     if "hoodie.table.version" not in props and "hoodie.table.name" not in props:
         raise TablePropertiesError(path, "damaged table properties: neither hoodie.table.name nor hoodie.table.version")

@@ -70,6 +70,7 @@ from ..timeline.timeline import COMMIT, COMPACTION, DELTA_COMMIT, INFLIGHT, Time
 from ..timeline.writer import TimelineWriter
 from ..timeline.compaction_plan import (  # noqa: F401 (archive.py imports the schema here)
     COMPACTION_PLAN_SCHEMA, PLAN_VERSION, CompactionOperation)
+from ..workers import ordered_map
 from .recovery import claim_pending, known_rollbacks, still_ours
 from .rollback import rollback_to_requested
 from .options import resolve_service_options
@@ -265,10 +266,12 @@ def _compact_slice(table: HudiTable, ctx, schema: dict, instant: str, n: int, op
     return stat
 
 
-def run_compaction(path, instant: str | None = None, options: Mapping | None = None) -> WriteResult:
+def run_compaction(path, instant: str | None = None, options: Mapping | None = None, *,
+                   threads: int | None = None) -> WriteResult:
     """Execute a pending compaction (the earliest one when ``instant`` is None) and complete it; an inflight
     one (a killed run) is rolled back first (``rolled_back`` of the result). One that another process may be
-    running (another writer may be live and its heartbeat is fresh) is refused (recovery.py)."""
+    running (another writer may be live and its heartbeat is fresh) is refused (recovery.py). ``threads``: the
+    slices merged side by side (default 1: two threads were slower, hudi_log.table.workers)."""
     options = resolve_service_options(path, options)
     config = concurrency_config(options)
     with TableLock(path, config):
@@ -291,7 +294,7 @@ def run_compaction(path, instant: str | None = None, options: Mapping | None = N
             beat = Heartbeat(table.path, instant, config).start()
         known = known_rollbacks(table.path, table.properties, instant)
     try:
-        result = _run_compaction(path, instant, config, bloom, known)
+        result = _run_compaction(path, instant, config, bloom, known, 1 if threads is None else threads)
         result.rolled_back = rolled
         return result
     finally:
@@ -320,7 +323,7 @@ def read_before(table: HudiTable, instant: str, what: str, error: type[TableErro
     return schema, table.plan(query="snapshot", as_of=bound, validate=False, strict=True).context
 
 
-def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str]) -> WriteResult:
+def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[str], threads: int) -> WriteResult:
     table = HudiTable(path)
     pending = pending_compactions(table)
     if instant not in pending:
@@ -331,7 +334,10 @@ def _run_compaction(path, instant: str, config, bloom: BloomOptions, known: set[
     tw = TimelineWriter(table.path, table.properties)
     tw.inflight(COMPACTION, instant)
     schema, ctx = read_before(table, instant, "compaction", CompactionError)
-    stats = [_compact_slice(table, ctx, schema, instant, n, op, bloom) for n, op in enumerate(plan.operations)]
+    # the slices, side by side where asked, their stats in the plan's order (Java's Spark compactor runs one
+    # task per operation; workers.py bounds the threads by the CPUs)
+    stats = ordered_map(lambda n_op: _compact_slice(table, ctx, schema, instant, *n_op, bloom),
+                        list(enumerate(plan.operations)), threads)
     by_partition: dict[str, list] = {}
     for s in stats:
         by_partition.setdefault(s["partitionPath"], []).append(s)

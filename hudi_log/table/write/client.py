@@ -3,8 +3,10 @@
 :mod:`.task`, the state they share :mod:`.context`.
 
 ``write_table(path, data, operation, options)`` = :func:`begin_write` + :func:`write_batches` +
-``WriteTransaction.commit`` (``abort`` on any exception). The split form lets a driver begin and commit
-while workers write:
+``WriteTransaction.commit`` (``abort`` on any exception); being the only task, it writes its file groups
+one by one, or side by side on up to ``hoodie.upsert.shuffle.parallelism`` (and its siblings) threads, at most
+the CPUs (:mod:`hudi_log.table.workers`; the commit's write stats keep the one-by-one order).
+The split form lets a driver begin and commit while workers write:
 
 * ``tx = begin_write(path, operation, options, schema=None)`` (driver): creates the table if absent
   (else checks type / version / name / keys agree), rolls back failed writes left on the timeline
@@ -93,6 +95,7 @@ from ..timeline.clustering_plan import file_groups_in_pending_clustering
 from ..timeline.timeline import REPLACE_COMMIT, Instant, Timeline
 from ..timeline.writer import InstantCompletedError, TimelineWriter
 from ..view.base_file import bloom_options, conform
+from ..workers import write_threads
 from .context import (
     PARTITIONS_TO_DELETE, WriteContext, action_for,
     normalise_options, replaced_file_groups, resolve_operation,
@@ -101,7 +104,7 @@ from ..metadata_table import guard_metadata_table
 from ..metadata.writer import prepare_metadata_table, run_metadata_services, sync_metadata_table
 from .upgrade import write_version_change
 from .create import check_table_matches, create_table, folder_before_create, option, remove_new_table
-from .index import DeferredIndex, KeyIndex, build_index, latest_slices
+from .index import DeferredIndex, KeyIndex, build_index, index_built_ahead, latest_slices
 from .record_index_lookup import RECORD_INDEX, RecordIndexLookup, check_usable
 from .key_lookup import index_type, plan_index
 from .options import OPERATION, operation_of, resolve
@@ -441,7 +444,10 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         elif kind == RECORD_INDEX:
             index = RecordIndexLookup(table_path) if looks_up else KeyIndex.empty()
         else:
-            index = build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
+            # an index this process built ahead for these very slices (the streaming sink's, between batches)
+            ahead = index_built_ahead(table_path, props, groups) if looks_up and not defer else None
+            index = ahead if ahead is not None else \
+                build_index(table_path, props, timeline, groups) if looks_up and not defer else KeyIndex.empty()
         thread = None
         if defer:
             folder = markers.work_dir(table_path, instant)
@@ -540,7 +546,9 @@ def write_table(path, data, operation: str | None = None, options: Mapping | Non
     options = _partitions_to_delete(path, data, operation, options)
     tx = begin_write(path, operation, options, schema=_arrow_schema_of(data), data=data)
     try:
-        stats = write_batches(tx.context, data, 0, pack=True)  # the one task: inserts fill small files
+        # the one task: inserts fill small files; its file groups side by side only where asked (workers.py)
+        threads = write_threads(tx.context.options, tx.context.operation)
+        stats = write_batches(tx.context, data, 0, pack=True, threads=threads)
         return tx.commit(stats, extra_metadata)
     except BaseException as e:
         try:

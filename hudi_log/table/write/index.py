@@ -20,8 +20,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from ..timeline.commit_metadata import write_stats
 from ..view.file_system_view import FileSystemView
 from ..properties import TableProperties
 from ..timeline.timeline import Timeline
+from ..workers import cpus, ordered_map
 
 
 @dataclass(frozen=True)
@@ -334,7 +335,10 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
     infos = list(groups.values())
     locs = [(g.partition, g.file_id) for g in infos]
     keygen = virtual_key_generator(table_path, props)
-    base = {n: base_file_keys(g.base_file, keygen) for n, g in enumerate(infos) if g.base_file is not None}
+    with_base = [n for n, g in enumerate(infos) if g.base_file is not None]
+    # one Parquet read per base file, side by side (Arrow decodes without the GIL: workers.py)
+    base = dict(zip(with_base, ordered_map(lambda n: base_file_keys(infos[n].base_file, keygen), with_base,
+                                           cpus())))
     plan = tasks = None
     exact: set[int] = set()  # groups whose liveness is needed
     if props.is_mor and any(g.log_files for g in infos):
@@ -355,8 +359,7 @@ def build_index(table_path, props: TableProperties, timeline: Timeline,
             return lk is None or (len(lk) > 0 and not pc.all(
                 pc.is_in(lk, value_set=base.get(n, pa.array([], pa.string())))).as_py())
 
-        with ThreadPoolExecutor(max_workers=min(len(with_logs), os.cpu_count() or 1) or 1) as pool:
-            exact.update(n for n, x in zip(with_logs, pool.map(log_only, with_logs)) if x)
+        exact.update(n for n, x in zip(with_logs, ordered_map(log_only, with_logs, cpus())) if x)
     frame = _entries({n: (k, None) for n, k in base.items()})
     # sorted hashes answer "does a key repeat?" (equal hashes: count exactly) and are the lookup order
     hashed = _sorted_hashes(_hash(frame["k"]))
@@ -437,3 +440,52 @@ def _entries(base: dict, merged: dict | None = None):
     frame = pl.DataFrame({"k": pl.Series(pa.concat_arrays(keys)), "live": np.concatenate(live),
                           "g": np.concatenate(gs)})
     return frame.filter(pl.col("k").is_not_null())
+
+
+# ---- an index built ahead, between two writes of one process ------------------------------------------
+class _Ahead:
+    """One table's index built on a background thread for the latest slices it saw (``groups``)."""
+
+    def __init__(self, table_path: str):
+        self.table_path = table_path
+        self.found: tuple[dict, dict, KeyIndex] | None = None  # (properties, groups, index)
+        self.thread = threading.Thread(target=self._build, name=f"hudi_log index ahead {table_path}", daemon=True)
+
+    def _build(self) -> None:
+        from ..properties import read_properties
+
+        try:
+            props = read_properties(self.table_path)
+            timeline = Timeline(as_path(self.table_path), props)
+            groups = latest_slices(self.table_path, props, timeline)
+            self.found = (props.to_dict(), groups, build_index(self.table_path, props, timeline, groups))
+        except Exception:  # noqa: BLE001 - nothing built: the next write builds its own, and reports what fails
+            self.found = None
+
+
+_ahead: dict[str, _Ahead] = {}
+_ahead_lock = threading.Lock()
+
+
+def build_index_ahead(table_path) -> None:
+    """Start building the index of ``table_path`` as it is now, for the next write of this process (the
+    streaming sink's next micro-batch, while Spark's tasks hand its rows over and this process waits):
+    :func:`index_built_ahead` hands it to that write if the latest slices are still the ones it read."""
+    key = str(as_path(table_path))
+    job = _Ahead(key)
+    with _ahead_lock:
+        _ahead[key] = job
+    job.thread.start()
+
+
+def index_built_ahead(table_path, props: TableProperties, groups: dict[str, FileGroupInfo]) -> KeyIndex | None:
+    """The index :func:`build_index_ahead` built for ``table_path`` (waiting for it), if it was built for these
+    very latest slices and properties (the same files: the same keys), else None; taken once."""
+    with _ahead_lock:
+        job = _ahead.pop(str(as_path(table_path)), None)
+    if job is None:
+        return None
+    job.thread.join()
+    if job.found is None or job.found[0] != props.to_dict() or job.found[1] != groups:
+        return None
+    return job.found[2]

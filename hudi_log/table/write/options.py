@@ -99,6 +99,9 @@ OPTIONS: tuple[Opt, ...] = (
     _I("hoodie.simple.index.parallelism", sample="4"), _B("hoodie.simple.index.use.caching"),
     # what the table services read (a write runs them inline)
     *SERVICE_OPTIONS,
+    # a one-process write's threads (hudi_log.table.workers): Java's write tasks per operation
+    _I("hoodie.upsert.shuffle.parallelism", sample="2"), _I("hoodie.insert.shuffle.parallelism", sample="2"),
+    _I("hoodie.bulkinsert.shuffle.parallelism", sample="2"), _I("hoodie.delete.shuffle.parallelism", sample="2"),
     # streaming writes
     Opt(("hoodie.datasource.write.streaming.checkpoint.identifier",), TEXT, sample="writer-1"),
     _B("hoodie.datasource.write.streaming.disable.compaction"),

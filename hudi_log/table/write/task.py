@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Iterable
 
@@ -30,6 +31,7 @@ from ..errors import ClusteringUpdateError, storage_errors
 from ..read.scanner import EVENT_TIME, ordering_ge
 from ..services.rollback import table_storage
 from ..timeline.commit_metadata import empty_write_stat
+from ..workers import ordered_map
 from ..view.base_file import arrow_schema_for, base_file_name, conform, with_meta_columns, write_base_file
 from .cdc_log import MergeChanges, write_merge_changes
 from .context import WriteContext, combines
@@ -240,27 +242,31 @@ def repeated_hashes(digests: Iterable[np.ndarray]) -> int:
 
 
 def write_batches(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
-                  task_id: int = 0, *, pack: bool = False) -> list[dict]:
+                  task_id: int = 0, *, pack: bool = False, threads: int = 1) -> list[dict]:
     """Write this task's records for ``ctx.instant``; returns one write stat per file written. ``pack``:
-    the only task of the instant, whose inserts may fill small files (:func:`write_task`)."""
-    return write_task(ctx, batches, task_id, pack=pack).stats
+    the only task of the instant, whose inserts may fill small files; ``threads`` (:func:`write_task`)."""
+    return write_task(ctx, batches, task_id, pack=pack, threads=threads).stats
 
 
 def write_task(ctx: WriteContext, batches: Iterable[pa.RecordBatch] | pa.Table | pa.RecordBatch,
-               task_id: int = 0, *, digest: bool = False, tagged: bool = False, pack: bool = False) -> TaskWrite:
+               task_id: int = 0, *, digest: bool = False, tagged: bool = False, pack: bool = False,
+               threads: int = 1) -> TaskWrite:
     """:func:`write_batches`, and with ``digest`` the :func:`key_digest` of the pairs written, so that
     a driver can check that no two tasks wrote one key (which neither could combine).
 
     ``tagged``: the batches carry each record's location, found before the task by a distributed index
     (:mod:`.key_lookup`): columns :data:`TAG_FILE_ID` (null for an insert) and :data:`TAG_PARTITION`
     (inserts given a small file arrive tagged with it). ``pack``: this task writes the instant's whole batch,
-    so its inserts may go into the small files (no other task can pick the same one). A write the storage
+    so its inserts may go into the small files (no other task can pick the same one). ``threads``: the file
+    groups written side by side, for a writer that is the only task on its machine (:mod:`..workers`; a Spark
+    task is one of as many as the cores, so it keeps 1); the stats keep their order. A write the storage
     refuses (a full disk) is a :class:`~hudi_log.table.errors.StorageWriteError` naming the table and file."""
     with storage_errors(ctx.table_path):
-        return _write_task(ctx, batches, task_id, digest=digest, tagged=tagged, pack=pack)
+        return _write_task(ctx, batches, task_id, digest=digest, tagged=tagged, pack=pack, threads=threads)
 
 
-def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagged: bool, pack: bool) -> TaskWrite:
+def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagged: bool, pack: bool,
+                threads: int = 1) -> TaskWrite:
     table = to_table(batches)
     if table is None or table.num_rows == 0 or ctx.operation == "delete_partition":  # it replaces, writes nothing
         return TaskWrite([], np.zeros(0, np.uint64) if digest else None)
@@ -290,31 +296,35 @@ def _write_task(ctx: WriteContext, batches, task_id: int, *, digest: bool, tagge
     merges = set(ctx.merge_file_ids)  # MOR file groups rewritten, not appended to
     if pack and ctx.small_files:
         inserts = _pack_small_files(ctx, updates, inserts, merges)
-    # the surviving rows' ordering values, where they are used: a merge compares them (a delete operation's
-    # log deletes carry Hudi's default instead, _append_to_log)
-    ordering = _ordering(ctx, table) if not props.is_mor or merges else None
+    # the surviving rows' ordering values, where they are used: a merge under event-time ordering compares
+    # them (a delete operation's log deletes carry Hudi's default instead, _append_to_log)
+    ordering = _ordering(ctx, table) if (not props.is_mor or merges) and props.merge_mode == EVENT_TIME else None
     if ctx.operation != "delete":
         table = conform(table.drop_columns([c for c in META_FIELDS if c in table.column_names]),
                         avro_to_arrow_schema(ctx.schema), where=ctx.table_path)
     refuse_clustered_updates(ctx, updates)
     token = _write_token(ctx, task_id)
-    stats: list[dict] = []
     key_list: list[str] | None = None  # as Python strings only where a path takes them one by one
+    # one piece per file written, each a function of the storage it writes logs through
+    pieces = []
+    for fid, idx in updates.items():
+        g = ctx.file_groups[fid]
+        if props.is_mor and fid not in merges:
+            pieces.append(partial(_append_to_log, ctx, g, table, keys, idx, task_id, token))
+        else:
+            key_list = keys.to_pylist() if key_list is None else key_list
+            pieces.append(partial(_merge_base_file, ctx, g, table, key_list, ordering, idx, task_id, token, flagged,
+                                  key_array=keys))
+    for part, idx in inserts.items():
+        write_partition_metadata(ctx.table_path, part, ctx.instant)  # once, before pieces may run side by side
+        for start in range(0, len(idx), ctx.records_per_file):
+            chunk = idx[start:start + ctx.records_per_file]
+            pieces.append(partial(_create_base_file, ctx, part, table, keys, chunk, task_id, token))
     # the log files are durable before this task reports them, not each before the next is encoded
     with BackgroundSyncs() as syncs:
         storage = table_storage(ctx.table_path, syncs, cache_listings=True)  # a folder listed once per task
-        for fid, idx in updates.items():
-            g = ctx.file_groups[fid]
-            if props.is_mor and fid not in merges:
-                stats.append(_append_to_log(ctx, g, table, keys, idx, task_id, token, storage))
-            else:
-                key_list = keys.to_pylist() if key_list is None else key_list
-                stats.append(_merge_base_file(ctx, g, table, key_list, ordering, idx, task_id, token, flagged,
-                                              storage))
-        for part, idx in inserts.items():
-            for start in range(0, len(idx), ctx.records_per_file):
-                chunk = idx[start:start + ctx.records_per_file]
-                stats.append(_create_base_file(ctx, part, table, keys, chunk, task_id, token))
+        # in this order, whichever finished first (workers.py)
+        stats = ordered_map(lambda piece: piece(storage=storage), pieces, threads)
     if hashes is not None and repeats(hashes):
         hashes = np.unique(hashes)  # the pairs that survived the precombine
     return TaskWrite(stats, hashes)
@@ -371,10 +381,10 @@ def _data_file(ctx, partition: str, name: str):
                         timeline=False)
 
 
-def _create_base_file(ctx, partition, table, keys, idx, task_id, token) -> dict:
+def _create_base_file(ctx, partition, table, keys, idx, task_id, token, storage=None) -> dict:
+    """A new file group's base file (its partition's metadata file written before, :func:`_write_task`)."""
     fid = f"{uuid.uuid4()}-0"
     name = base_file_name(fid, token, ctx.instant)
-    write_partition_metadata(ctx.table_path, partition, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, partition, name, markers.CREATE)
     data = _take(table, idx)
     ks = _take(keys, idx).to_pylist()
@@ -433,19 +443,19 @@ def _arrow_key_field(ctx, table) -> str | None:
 
 
 def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id, token, flagged=None,
-                     storage=None) -> dict:
+                     storage=None, key_array: pa.Array | None = None) -> dict:
     """COW: the file group's next base file = its rows with this batch's updates / deletes applied (a row
     flagged ``_hoodie_is_deleted`` deletes its key where it would have replaced the stored row). On a table
-    with CDC on, the changes go to a ``.cdc`` log file beside it (:mod:`.cdc_log`)."""
+    with CDC on, the changes go to a ``.cdc`` log file beside it (:mod:`.cdc_log`). ``key_array``: ``keys``
+    as Arrow, for the columnar match of stored and incoming keys (:func:`_merge_matches`)."""
 
     props = ctx.properties
     name = base_file_name(g.file_id, token, ctx.instant)
     markers.create_marker(ctx.table_path, ctx.instant, g.partition, name, markers.MERGE)
     old = read_parquet(g.base_file) if g.base_file else None
-    incoming = {keys[i]: i for i in idx.tolist()}
     if ctx.operation == "insert" and option(ctx.options, "hoodie.merge.allow.duplicate.on.inserts",
                                             default="false").lower() == "true":
-        incoming = {}  # inserts packed into a small file are added beside its rows (Java's concat handle)
+        # inserts packed into a small file are added beside its rows (Java's concat handle)
         extra = [i for i in idx.tolist() if flagged is None or not flagged[i]]
     else:
         extra = None
@@ -455,8 +465,16 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
     take_new: list[int] = []
     deletes = updates = 0
     changes = MergeChanges()  # (old row, new row) positions, for the CDC log
-    if old is not None:
-        old_keys = base_file_keys(g.base_file, virtual_key_generator(ctx.table_path, props), old).to_pylist()
+    old_key_array = None if old is None else base_file_keys(g.base_file, virtual_key_generator(ctx.table_path, props),
+                                                            old)
+    matched = None
+    if old is not None and extra is None and not event_time and key_array is not None:
+        matched = _merge_matches(old_key_array, _take(key_array, idx))
+    if matched is not None:  # the loop below, as columns: same lists, same order
+        deletes, updates = _apply_matches(ctx, matched, idx, flagged, keep_old, take_new, changes)
+    incoming = {} if matched is not None or extra is not None else {keys[i]: i for i in idx.tolist()}
+    if matched is None and old is not None:
+        old_keys = old_key_array.to_pylist()
         old_ord = [tuple(v) for v in zip(*[old.column(f).to_pylist() for f in fields])] \
             if event_time and all(f in old.column_names for f in fields) else None
         for j, k in enumerate(old_keys):
@@ -479,7 +497,8 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
                 changes.updated.append((j, i))
     if extra is not None:
         take_new.extend(extra)
-    elif ctx.operation != "delete":  # new keys (inserts packed into this small file), keys seen in logs only
+    elif ctx.operation != "delete" and matched is None:  # new keys (inserts packed into this small file), keys
+        # seen in logs only
         take_new.extend(i for i in incoming.values() if flagged is None or not flagged[i])
     schema = arrow_schema_for(ctx.schema)
     parts = []
@@ -487,7 +506,8 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
         parts.append(conform(old.take(pa.array(keep_old, pa.int64())), schema))
     if take_new:
         data = table.take(pa.array(take_new, pa.int64()))
-        rows = with_meta_columns(data, instant=ctx.instant, keys=[keys[i] for i in take_new], partition=g.partition,
+        new_keys = [keys[i] for i in take_new] if key_array is None else key_array.take(pa.array(take_new, pa.int64()))
+        rows = with_meta_columns(data, instant=ctx.instant, keys=new_keys, partition=g.partition,
                                  file_name=name, task_partition_id=task_id, populate=props.populate_meta_fields)
         parts.append(conform(rows, schema))
     merged = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -503,3 +523,44 @@ def _merge_base_file(ctx, g: FileGroupInfo, table, keys, ordering, idx, task_id,
         s["cdcStats"] = write_merge_changes(ctx, g, old, table, keys, changes, merged.num_rows, task_id, token,
                                             storage)
     return s
+
+
+def _merge_matches(old_keys: pa.Array, new_keys: pa.Array) -> np.ndarray | None:
+    """Per stored row, the position in ``new_keys`` of the incoming row with its key, -1 for none: the
+    pairs :func:`_merge_base_file`'s loop finds with its dictionary. None where a key is null or repeats on
+    either side (the loop's first-match and last-wins rules then decide)."""
+    import polars as pl
+
+    if old_keys.null_count or new_keys.null_count:
+        return None
+    for ks in (old_keys, new_keys):
+        if len(ks) and pl.Series(ks).n_unique() != len(ks):  # polars' count: ~7x Arrow's here
+            return None
+    return pc.fill_null(pc.index_in(old_keys, value_set=new_keys), -1).to_numpy(zero_copy_only=False)
+
+
+def _apply_matches(ctx, matched: np.ndarray, idx: np.ndarray, flagged, keep_old: list, take_new: list,
+                   changes: MergeChanges) -> tuple[int, int]:
+    """:func:`_merge_base_file`'s loop (commit-time ordering, distinct keys) over :func:`_merge_matches`: stored
+    rows kept, deleted or replaced in stored order, then the incoming rows no stored key matched in their own
+    order (inserts; none for a delete); (deletes, updates)."""
+    js = np.nonzero(matched >= 0)[0]
+    ii = idx[matched[js]]
+    keep_old.extend(np.nonzero(matched < 0)[0].tolist())
+    if ctx.operation == "delete":
+        gone, upd_j, upd_i = js, js[:0], ii[:0]
+    elif flagged is not None:
+        f = flagged[ii]
+        gone, upd_j, upd_i = js[f], js[~f], ii[~f]
+    else:
+        gone, upd_j, upd_i = js[:0], js, ii
+    take_new.extend(upd_i.tolist())
+    if ctx.properties.cdc_enabled:  # only the CDC log reads the pairs
+        changes.deleted.extend(gone.tolist())
+        changes.updated.extend(zip(upd_j.tolist(), upd_i.tolist()))
+    if ctx.operation != "delete":
+        hit = np.zeros(len(idx), bool)
+        hit[matched[js]] = True
+        rest = idx[~hit]
+        take_new.extend((rest if flagged is None else rest[~flagged[rest]]).tolist())
+    return len(gone), len(upd_i)
