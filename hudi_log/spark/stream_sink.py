@@ -292,6 +292,7 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
         if overwrite:
             raise StreamingSinkError(path, "the complete and update output modes would overwrite the table "
                                      "every micro-batch (Java's sink does); use outputMode('append')")
+        configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths), also the check below
         with say_refused():
             # every option checked as the batch writer checks it, and the input's columns, before the query starts
             resolved = resolve({k: v for k, v in opts.items() if k.lower() != "path"})
@@ -303,7 +304,6 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
                 _check_columns(path, resolved, schema.fieldNames(), op)
         self.path = path
         self.options = opts
-        configure_storage(opts)  # fs.s3a.* options reach an s3:// table (hudi_log.paths)
 
     def write(self, iterator) -> StagedRows:
         from pyspark import TaskContext
