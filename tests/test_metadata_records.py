@@ -17,14 +17,18 @@ from hudi_log.table.metadata.records import (
 from hudi_log.table.properties import read_properties
 
 
+def _corpus_metadata_tables(corpus_tables):
+    """(data table version, metadata table folder) of every corpus table that has a metadata table."""
+    for root in corpus_tables.values():
+        meta = root / ".hoodie" / "metadata"
+        if meta.is_dir():
+            yield int(read_properties(root).get("hoodie.table.version")), meta
+
+
 def _corpus_schemas(corpus_tables) -> list[tuple[int, str, str]]:
     """(data table version, where, schema text) of every schema Java wrote in a corpus metadata table."""
     out = []
-    for root in corpus_tables.values():
-        meta = root / ".hoodie" / "metadata"
-        if not meta.is_dir():
-            continue
-        version = int(read_properties(root).get("hoodie.table.version"))
+    for version, meta in _corpus_metadata_tables(corpus_tables):
         for f in sorted(meta.rglob("*")):
             if not f.is_file() or ".hoodie/metadata/.hoodie" in str(f):
                 continue
@@ -140,11 +144,7 @@ def test_base_files_carry_javas_bloom_filter(corpus_tables):
     from hudi_log.table.metadata.records import base_hfile
 
     checked = 0
-    for root in corpus_tables.values():
-        meta = root / ".hoodie" / "metadata"
-        if not meta.is_dir():
-            continue
-        version = int(read_properties(root).get("hoodie.table.version"))
+    for version, meta in _corpus_metadata_tables(corpus_tables):
         for f in sorted(meta.glob("*/*.hfile")):
             java = read_hfile(f.read_bytes())
             recs = [MetadataRecord(c.key, {"type": 1}) for c in java.records]
