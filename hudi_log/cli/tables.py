@@ -218,7 +218,9 @@ def write_cmd(path, input_path, operation, extra, table_name, table_type, table_
     if "hoodie.table.name" not in options and not (as_path(path) / ".hoodie").is_dir():
         options["hoodie.table.name"] = as_path(path).resolve().name
     data = _read_input(input_path)
-    existed = (as_path(path) / ".hoodie" / "hoodie.properties").exists()
+    from ..table.properties import has_properties
+
+    existed = has_properties(path)
     try:
         with progress(None, f"writing {data.num_rows} record(s)"):
             result = write_table(path, data, operation, options)

@@ -127,10 +127,10 @@ def wait_for_foreign_compaction(path, opts: Mapping, timeout_s: float | None = N
     An expired heartbeat is a dead run: the write goes on and the next schedule recovers the plan."""
     from ..table.concurrency.config import concurrency_config
     from ..table.concurrency.heartbeat import is_expired
-    from ..table.properties import read_properties
+    from ..table.properties import has_properties, read_properties
     from ..table.timeline.timeline import INFLIGHT, Timeline
 
-    if not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(path):
         return
     config = concurrency_config(opts)
     ours = compactor(path).running

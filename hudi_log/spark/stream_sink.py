@@ -124,10 +124,10 @@ def _true(options: Mapping, key: str, default: str) -> bool:
 def sink_checkpoint(path, identifier: str = DEFAULT_IDENTIFIER) -> SinkCheckpoint | None:
     """The newest completed write instant whose checkpoint names ``identifier`` (Java's
     ``CommitUtils.getValidCheckpointForCurrentWriter``), None when there is none (or no table yet)."""
-    from ..table.properties import read_properties
+    from ..table.properties import has_properties, read_properties
     from ..table.timeline.timeline import Timeline
 
-    if not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(path):
         return None
     timeline = Timeline(as_path(path), read_properties(path))
     for inst in reversed(timeline.completed_commits()):
@@ -186,18 +186,18 @@ def commit_micro_batch(path, options: Mapping, data: pa.Table | None, batch_id: 
 
 
 def _wants_compaction(path, opts: Mapping) -> bool:
-    from ..table.properties import read_properties
+    from ..table.properties import has_properties, read_properties
 
     wants = _true(opts, COMPACT_INLINE, "false") or _true(opts, COMPACT_ASYNC, "true")
     return (wants and not _true(opts, DISABLE_COMPACTION, "false")
-            and (as_path(path) / ".hoodie" / "hoodie.properties").exists() and read_properties(path).is_mor)
+            and has_properties(path) and read_properties(path).is_mor)
 
 
 def _compaction_due(path, max_delta_commits: int) -> tuple[bool, list[str]]:
     """(due, the pending compactions) by Java's NUM_COMMITS trigger as its async path counts: the delta
     commits completed since the latest compaction, completed or pending (one running in the background
     counts), reach the number."""
-    from ..table.properties import read_properties
+    from ..table.properties import has_properties, read_properties
     from ..table.timeline.timeline import COMMIT, DELTA_COMMIT, Timeline
 
     timeline = Timeline(as_path(path), read_properties(path))
@@ -211,11 +211,13 @@ def _compaction_due(path, max_delta_commits: int) -> tuple[bool, list[str]]:
 def _async_compaction(path, opts: Mapping) -> bool:
     """Java's rule: async when ``hoodie.datasource.compaction.async.enable`` (default true) and not inline.
     A table the first micro-batch creates is judged by the table type it is given."""
+    from ..table.properties import has_properties
+
     if _true(opts, COMPACT_INLINE, "false") or not _true(opts, COMPACT_ASYNC, "true"):
         return False
     if _true(opts, DISABLE_COMPACTION, "false"):
         return False
-    if (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+    if has_properties(path):
         return _wants_compaction(path, opts)
     kind = _get(opts, "hoodie.datasource.write.table.type", _get(opts, "hoodie.table.type", "COPY_ON_WRITE"))
     return str(kind).upper() == "MERGE_ON_READ"
@@ -354,10 +356,10 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
 def _check_columns(path, options: Mapping, names, op: str) -> None:
     """The refusal of a query whose rows lack a record key or partition column, made when it starts (each
     micro-batch's commit would refuse it, after the query ran)."""
-    from ..table.properties import read_properties
+    from ..table.properties import has_properties, read_properties
     from ..table.write.keygen_config import key_generator
 
-    props = read_properties(path).to_dict() if (as_path(path) / ".hoodie" / "hoodie.properties").exists() else {}
+    props = read_properties(path).to_dict() if has_properties(path) else {}
     key_generator(path, props, options).check_columns(names, op)
 
 

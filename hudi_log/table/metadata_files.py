@@ -37,7 +37,7 @@ from ..format.grammar import BlockType
 from ..format.reader import open_log
 from ..paths import AnyPath, as_path
 from .errors import TableError
-from .properties import TableProperties, read_properties
+from .properties import TableProperties, has_properties, read_properties
 from .timeline.timeline import Timeline
 
 METADATA_FOLDER = (".hoodie", "metadata")
@@ -141,7 +141,7 @@ def metadata_in_step(table_path, props: TableProperties, data: Timeline) -> tupl
     root = metadata_path(table_path)
     if FILES_PARTITION not in _listed_partitions(props):
         return False, "hoodie.table.metadata.partitions does not list 'files'"
-    if not (root / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(root):
         return False, f"{root} holds no table"
     synced = [i for i in data.completed() if i.action in _SYNCED_ACTIONS]
     if not synced:

@@ -470,6 +470,11 @@ def check_missing_type_log_file(tp: TableProperties, log_file) -> None:
         raise missing_type_error(tp, f"it holds the log file {log_file}")
 
 
+def has_properties(table_path) -> bool:
+    """A table (or metadata table) is at ``table_path``: its ``.hoodie/hoodie.properties`` exists."""
+    return (as_path(table_path) / ".hoodie" / PROPERTIES_FILE).exists()
+
+
 def read_properties(table_path) -> TableProperties:
     """Read and check ``{table_path}/.hoodie/hoodie.properties`` (falling back to the backup as Hudi does)."""
     root = as_path(table_path)

@@ -66,7 +66,7 @@ from ..errors import TableError
 from ..metadata_files import (
     FILES_PARTITION, _queued_blocks, metadata_path, merge_rule, valid_instants,
 )
-from ..properties import read_properties
+from ..properties import has_properties, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.compaction_plan import COMPACTION_PLAN_SCHEMA, PLAN_VERSION, CompactionOperation
 from ..timeline.pending import contained_slice
@@ -436,7 +436,7 @@ def run_table_services(table_path, options: Mapping | None = None, inflight_inst
     from .services_clean import clean_if_necessary
 
     root = metadata_path(table_path)
-    if not (root / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(root):
         return []
     props = read_properties(root)
     data_props = read_properties(table_path)

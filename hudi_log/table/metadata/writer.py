@@ -49,7 +49,7 @@ from ..concurrency.config import concurrency_config
 from ..concurrency.lock import metadata_lock
 from ..metadata_files import SOLO_COMMIT_PREFIX, metadata_path
 from ..metadata_table import METADATA_PARTITIONS_KEYS, MetadataTableError
-from ..properties import TableProperties, java_date, read_properties, write_atomic, write_properties
+from ..properties import TableProperties, has_properties, java_date, read_properties, write_atomic, write_properties
 from ..timeline.commit_metadata import empty_write_stat
 from ..timeline.timeline import Timeline
 from ..timeline.writer import TimelineWriter
@@ -204,7 +204,7 @@ def _metadata_instants(root) -> dict[str, object]:
 def update_metadata_table(change: DataChange) -> None:
     """Bring the metadata table up to date with ``change`` (see the module's docstring)."""
     root = metadata_path(change.table_path)
-    if not (root / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(root):
         raise MetadataTableError(root, "the data table lists metadata partitions but has no metadata table (run "
                                  "with hoodie.metadata.enable=false to clear them, then again to rebuild it)")
     builders = load_builders(change.table_path, listed_partitions(change.props))
@@ -357,7 +357,7 @@ def bootstrap_metadata_table(table_path: AnyPath, props: TableProperties, option
     table's properties with the partitions recorded. ``partitions``: default :func:`default_partitions`."""
     options = dict(options or {})
     root = metadata_path(table_path)
-    if (root / ".hoodie" / "hoodie.properties").exists():
+    if has_properties(root):
         return props
     wanted = partitions if partitions is not None else default_partitions(props, options)
     if "files" not in wanted:
@@ -399,9 +399,9 @@ def prepare_metadata_table(table_path, props: TableProperties, options: Mapping 
 
     if not metadata_enabled(options):
         return props
-    if not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(metadata_path(table_path)):
         with metadata_lock(table_path, concurrency_config(options)):
-            if not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+            if not has_properties(metadata_path(table_path)):
                 return bootstrap_metadata_table(table_path, props, options)
         props = read_properties(table_path)  # another process created it meanwhile
     load_builders(table_path, listed_partitions(props))
@@ -415,7 +415,7 @@ def sync_metadata_table(table_path, instant: str, action: str, metadata: Mapping
     hold it) at ``instant``, when the metadata table is enabled and present; nothing otherwise."""
     from ..metadata_files import metadata_enabled
 
-    if not metadata_enabled(options) or not (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+    if not metadata_enabled(options) or not has_properties(metadata_path(table_path)):
         return
     with metadata_lock(table_path, concurrency_config(options)):  # one syncing process at a time
         props = read_properties(table_path)
@@ -428,5 +428,5 @@ def check_metadata_partitions(table_path, props: TableProperties, options: Mappi
     builder (else :class:`MetadataTableError` naming it, before anything is written)."""
     from ..metadata_files import metadata_enabled
 
-    if metadata_enabled(options) and (metadata_path(table_path) / ".hoodie" / "hoodie.properties").exists():
+    if metadata_enabled(options) and has_properties(metadata_path(table_path)):
         load_builders(table_path, listed_partitions(props))

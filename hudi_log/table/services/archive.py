@@ -51,7 +51,7 @@ from ...format.log_file_name import ARCHIVE_EXTENSION
 from ...log.writer import LogWriter
 from ..concurrency.config import concurrency_config
 from ..concurrency.lock import TableLock
-from ..properties import TableError, TableProperties, check_writable, read_properties
+from ..properties import TableError, TableProperties, check_writable, has_properties, read_properties
 from ..timeline import commit_metadata as cm
 from ..timeline.clustering_plan import REQUESTED_REPLACE_SCHEMA
 from ..timeline.archive_v6 import archive_folder, read_v6_archive
@@ -239,7 +239,7 @@ def _metadata_compaction_bound(table_path) -> str | None:
     metadata table's log blocks of a later data commit are only valid while that commit is on the data
     timeline); before its first compaction, none ("0" bounds every instant time). None: no metadata table."""
     root = as_path(table_path) / ".hoodie" / "metadata"
-    if not (root / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(root):
         return None
     meta = Timeline(root, read_properties(root))
     compactions = [i for i in meta.completed() if i.action == COMMIT]
@@ -365,7 +365,7 @@ def _archive_metadata_table(table_path, config: ArchiveConfig, options) -> list[
     from ..metadata.services_archive import metadata_instants_to_archive
 
     root = as_path(table_path) / ".hoodie" / "metadata"
-    if not (root / ".hoodie" / "hoodie.properties").exists() or read_properties(root).timeline_layout_version >= 2:
+    if not has_properties(root) or read_properties(root).timeline_layout_version >= 2:
         return []
     chosen = metadata_instants_to_archive(table_path, options)
     if not chosen:

@@ -84,7 +84,7 @@ from ..errors import (
     ClusteringUpdateError, ConcurrentWriterError, InstantLostError, InstantTakenError, RollbackError,
     WriteConflictError, WriteError, storage_errors,
 )
-from ..properties import TableProperties, read_properties
+from ..properties import TableProperties, has_properties, read_properties
 from ..schema import batch_schema, check_writable, current_schema, evolve
 from ..services.archive import ArchiveConfig, archive
 from ..services.rollback import (
@@ -365,7 +365,7 @@ def _begin_write(path, operation, options, schema, defer_index: bool, distribute
             avro_in["fields"] = [f for f in avro_in["fields"] if f["name"] not in META_FIELDS]
         check_writable(table_path, avro_in)  # names and decimals every reader takes, before anything is written
     new_table = None
-    if not (table_path / ".hoodie" / "hoodie.properties").exists():
+    if not has_properties(table_path):
         if avro_in is None:
             raise WriteError(table_path, "a new table needs the data's schema")
         if op in ("delete", "delete_partition"):
@@ -565,7 +565,7 @@ def _partitions_to_delete(path, data: pa.Table, operation: str | None, options: 
     as Java's Spark writer does (their partition paths by the table's key generator)."""
     opts = normalise_options(options)
     if resolve_operation(operation, opts) != "delete_partition" or option(opts, PARTITIONS_TO_DELETE) \
-            or data.num_rows == 0 or not (as_path(path) / ".hoodie" / "hoodie.properties").exists():
+            or data.num_rows == 0 or not has_properties(path):
         return options
     from .keygen_config import key_generator
 
