@@ -71,7 +71,8 @@ class FileSystemLock:
             host, pid = info.get("host"), int(info.get("pid"))
         except (OSError, ValueError, TypeError, AttributeError):
             return False
-        if host != socket.gethostname() or pid == os.getpid():
+        # a lock file is the table's, so untrusted: only a positive pid names one process to probe
+        if host != socket.gethostname() or pid <= 0 or pid == os.getpid():
             return False
         try:
             os.kill(pid, 0)
