@@ -114,6 +114,8 @@ def test_stream_bench_reports_both_sinks():
     for sink in ("parquet", "hudi_log", "floor"):
         assert re.search(rf"^  {sink}\s+[\d,]+ rows/s\s+\(steady\s+[\d,]+ rows/s\)\s+latency median\s+\d+\.\d+s",
                          out, re.M), out
+        if os.path.exists("/proc/stat"):  # how busy the cores were while the query ran
+            assert re.search(rf"^  {sink}\s.*, \d+\.\d\d of \d+ cores busy\)$", out, re.M), out
     for peer in ("parquet", "floor"):
         assert re.search(rf"hudi_log / {peer}: throughput \d+\.\d+, steady throughput \d+\.\d+, median latency "
                          r"\d+\.\d+", out), out

@@ -22,12 +22,16 @@ for the session's, the JVM's and the Python workers' start, in whichever query c
 the micro-batch latency (Spark's ``triggerExecution`` time of each batch: median and max, the first
 batch, which pays for the JVM's and the Python workers' warm-up, left out of the median; the micro-batch's
 end-to-end time: its rows read, handed over, written and committed), and the ratios hudi_log / Parquet and
-hudi_log / floor of both. Numbers are reported, not asserted.
+hudi_log / floor of both, and how busy the machine's cores were while each query ran (``/proc/stat``:
+the whole machine's, so read it on a quiet one): where every sink keeps the cores nearly busy, a sink's
+rate is set by its CPU work per row, and work moved off the micro-batch's path (a commit begun a batch
+ahead) has no idle core to run on. Numbers are reported, not asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -46,8 +50,6 @@ OPTIONS = {"hoodie.table.name": "bench_stream", "hoodie.datasource.write.table.t
 
 
 def make_input(folder: Path, batch_rows: int, batches: int) -> None:
-    import os
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -92,24 +94,44 @@ def register_floor_sink(spark) -> str:
     return FloorSink.name()
 
 
+def _cpu_ticks() -> tuple[int, int] | None:
+    """(all, idle) CPU ticks of the whole machine so far, from ``/proc/stat``; None where it is absent."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return sum(ticks), ticks[3] + ticks[4]  # idle and iowait
+
+
+def _busy_cores(before, after) -> float | None:
+    """How many of the machine's cores were busy, on average, between two :func:`_cpu_ticks`."""
+
+    if before is None or after is None or after[0] == before[0]:
+        return None
+    busy = (after[0] - before[0]) - (after[1] - before[1])
+    return busy / (after[0] - before[0]) * (os.cpu_count() or 1)
+
+
 def run_query(spark, src: Path, fmt: str, target: Path, ckpt: Path,
-              options: dict | None = None) -> tuple[float, list[float], int, float]:
-    """(wall seconds, each batch's triggerExecution seconds, rows, steady rows/s)."""
+              options: dict | None = None) -> tuple[float, list[float], int, float, float | None]:
+    """(wall seconds, each batch's triggerExecution seconds, rows, steady rows/s, busy cores)."""
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(src))
     w = stream.writeStream.format(fmt).option("checkpointLocation", str(ckpt)).trigger(availableNow=True)
     if fmt == "hudi_log":
         w = w.options(**(options or OPTIONS))
-    t = time.perf_counter()
+    ticks, t = _cpu_ticks(), time.perf_counter()
     q = w.start(str(target))
     q.awaitTermination()
     wall = time.perf_counter() - t
+    busy = _busy_cores(ticks, _cpu_ticks())
     if q.exception() is not None:
         raise RuntimeError(f"{fmt} stream failed: {q.exception()}")
     batches = [p for p in q.recentProgress if p["numInputRows"]]
     lat = [p["durationMs"]["triggerExecution"] / 1000 for p in batches]
     rows = [p["numInputRows"] for p in batches]
     steady = sum(rows[1:]) / sum(lat[1:]) if len(rows) > 1 else rows[0] / lat[0]
-    return wall, lat, sum(rows), steady
+    return wall, lat, sum(rows), steady, busy
 
 
 def main(argv=None) -> int:
@@ -150,10 +172,12 @@ def main(argv=None) -> int:
             assert keys == rows * ((args.batches + 1) // 2), keys  # every key once
             print(f"\n{args.batches} micro-batches of {rows:,} rows, {args.master} ({compactions} compaction(s), "
                   f"{'inline' if args.inline_compaction else 'async'}; tail after the query's end {tail:.1f}s):")
-            for fmt, (wall, lat, n, steady_rate) in out.items():
+            for fmt, (wall, lat, n, steady_rate, busy) in out.items():
                 steady = lat[1:] or lat
+                cores = f", {busy:.2f} of {os.cpu_count()} cores busy" if busy is not None else ""
                 print(f"  {fmt:8}  {n / wall:10,.0f} rows/s  (steady {steady_rate:10,.0f} rows/s)   latency median "
-                      f"{statistics.median(steady):6.2f}s  max {max(lat):6.2f}s  (first batch {lat[0]:.2f}s, wall {wall:.1f}s)")
+                      f"{statistics.median(steady):6.2f}s  max {max(lat):6.2f}s  (first batch {lat[0]:.2f}s, wall "
+                      f"{wall:.1f}s{cores})")
             rate = {fmt: r[2] / r[0] for fmt, r in out.items()}
             steady_rate = {fmt: r[3] for fmt, r in out.items()}
             median = {fmt: statistics.median(r[1][1:] or r[1]) for fmt, r in out.items()}
