@@ -85,7 +85,8 @@ if role == "writer":
 else:
     from hudi_log.table.services.clean import clean
     from hudi_log.table.services.compaction import compact
-    while not os.path.exists(job["stop"]):
+    # until told to stop, or until the test's process is gone (a killed pytest must not leave it looping)
+    while not os.path.exists(job["stop"]) and os.getppid() == job["parent"]:
         try:
             done = compact(path, options) if role == "compact" else clean(path, 3, options)
             note(event="ok", what=role, instant=getattr(done, "instant", done))
@@ -131,7 +132,7 @@ def run(tmp_path: Path, *, writers: int, commits: int, table_type: str, occ: boo
         for role in (["compact"] if table_type == "MERGE_ON_READ" else []) + ["clean"]:
             logs[role] = tmp_path / f"{role}.jsonl"
             procs[role] = spawn({"role": role, "path": str(path), "options": options, "seed": seed,
-                                 "stop": str(stop), "log": str(logs[role])})
+                                 "stop": str(stop), "log": str(logs[role]), "parent": os.getpid()})
     killed = None
     if kill:
         time.sleep(rnd.uniform(1.0, 2.5))
