@@ -323,6 +323,8 @@ def _winners(e: pa.Table, codes: np.ndarray, merge_mode: str) -> pa.Table:
 
 def _ge(a, b):
     """a ≥ b with Hudi's null rule: null never beats non-null; null vs null counts as ≥."""
+    if pa.types.is_null(a.type) or pa.types.is_null(b.type):  # a side with no ordering column at all
+        return pc.is_null(b)
     both = pc.and_(pc.is_valid(a), pc.is_valid(b))
     return pc.if_else(both, pc.greater_equal(a, b), pc.is_null(b))
 
