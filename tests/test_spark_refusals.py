@@ -4,8 +4,8 @@ summary line (``ERROR TaskSetManager: Task 1 in stage 2.0 failed 1 times; aborti
 ``ERROR Executor: Exception in task``, ``WARN TaskSetManager: Lost task``), in a session the user built.
 
 Each kind of refusal, through ``df.write.format("hudi_log")``, ``hudi_log.spark.write`` and the stream sink:
-refused on the driver before any task runs (an unknown option value, an input without the record key column:
-nothing is written), at commit (two Spark tasks rewrote one copy-on-write file group), and in a task (a null
+refused on the driver before any task runs (an unknown option value, an input without the record key column
+or the ordering column an upsert combines by: nothing is written), at commit (two Spark tasks rewrote one copy-on-write file group), and in a task (a null
 record key, a value the timestamp key generator cannot parse: values only a task sees). One Spark process runs
 them all, each between markers on stderr."""
 
@@ -41,6 +41,7 @@ SCRIPT = textwrap.dedent("""
     null_key = lambda: spark.createDataFrame([{"id": i if i != 3 else None, "v": "a"} for i in range(10)],
                                              "id int, v string")
     no_key = lambda: spark.createDataFrame([{"v": "a"}])
+    ordered = {**base, "hoodie.datasource.write.precombine.field": "ts"}  # and the rows have no ts
     bad_date = lambda: spark.createDataFrame([{"id": i, "v": "a", "d": "soon" if i == 3 else "2024-01-01"}
                                               for i in range(10)])
 
@@ -68,6 +69,9 @@ SCRIPT = textwrap.dedent("""
         "spark.write null key": (spark_write, null_key, base),
         "spark.write task timestamp": (spark_write, bad_date, {**base, **ts}),
         "stream schema": (stream, no_key, base),
+        "df.write ordering schema": (df_write, rows, ordered),
+        "spark.write ordering schema": (spark_write, rows, ordered),
+        "stream ordering schema": (stream, rows, ordered),
         "stream commit": (stream, null_key, base),
     }
     for name, (how, data, opts) in cases.items():
@@ -96,10 +100,12 @@ SAID = {
     "spark.write task timestamp": "d='soon' does not match hoodie.keygen.timebased.input.dateformat",
     "stream schema": "the input has no record key column(s) ['id']",
     "stream commit": "record key field 'id' is null or empty",
+    "df.write ordering schema": "the input has no ordering (precombine) column(s) ['ts']",
+    "stream ordering schema": "the input has no ordering (precombine) column(s) ['ts']",
 }
 #: refused by hudi_log.spark.write on the driver as a Python exception, before or between Spark jobs: no line
 RAISED_ON_DRIVER = {"spark.write start": "IndexTypeError", "spark.write schema": "RecordKeyError",
-                    "spark.write null key": "RecordKeyError"}
+                    "spark.write null key": "RecordKeyError", "spark.write ordering schema": "OrderingFieldError"}
 #: Spark's one summary line of a failed job, the only Spark line a refusal may leave
 SUMMARY = re.compile(r"ERROR TaskSetManager: Task \d+ in stage [\d.]+ failed \d+ times?; aborting job$")
 #: a line of the loggers a failed task or write logs to
@@ -131,7 +137,7 @@ def test_every_refused_spark_write_says_one_line_first_and_at_most_sparks_summar
     r = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=600)
     print(r.stdout)  # each case's seconds, for pytest -s
     results = {d["case"]: d for d in map(json.loads, r.stdout.splitlines()) if d.get("case")}
-    assert len(results) == 11, r.stderr[-3000:]
+    assert len(results) == 14, r.stderr[-3000:]
     segments = _segments(r.stderr)
     for name, res in results.items():
         # Spark's warning at every streaming query's start (adaptive execution off for streams) is no refusal's

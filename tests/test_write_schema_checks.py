@@ -151,3 +151,50 @@ def test_the_spark_writer_refuses_such_a_name_on_the_driver(spark, tmp_path):
     with pytest.raises(Exception, match=r"WriteSchemaError.*column 'a\.b'"):
         df.write.format("hudi_log").options(**OPTIONS).mode("append").save(str(path))
     assert not (path / ".hoodie").exists()
+
+
+@pytest.mark.parametrize("version", ["6", "8", "9"])
+def test_an_upsert_without_its_ordering_column_is_refused_as_javas_writer_refuses_it(tmp_path, version):
+    """Java's Spark writer reads each record's ordering value where the operation combines rows of one key (an
+    upsert by default, an insert with hoodie.combine.before.insert) and fails on a missing field; hudi-log
+    refuses it before anything is written, naming the table and the column. Java's insert and delete build no
+    ordering value and are taken, and so is an upsert told not to combine; the table then merges rows that
+    have no ordering value (the later one wins) when read and compacted."""
+    from hudi_log.table.errors import OrderingFieldError
+    from hudi_log.table.services.compaction import compact
+
+    opts = {**OPTIONS, "hoodie.write.table.version": version}
+    no_ts = lambda ids, v: pa.table({"id": ids, "v": v})  # noqa: E731
+    path = tmp_path / "t"
+    with pytest.raises(OrderingFieldError, match=r"no ordering \(precombine\) column\(s\) \['ts'\]") as e:
+        write_table(path, no_ts(["a"], ["x"]), "upsert", opts)
+    assert str(path) in str(e.value) and not path.exists()  # the new table is not left half made
+    with pytest.raises(OrderingFieldError, match="hoodie.combine.before.insert=false"):
+        write_table(path, no_ts(["a"], ["x"]), "insert", {**opts, "hoodie.combine.before.insert": "true"})
+    assert not path.exists()
+
+    write_table(path, no_ts(["a", "b"], ["x", "y"]), "insert", opts)  # Java takes it, and records ts
+    before = tree(path)
+    with pytest.raises(OrderingFieldError):
+        write_table(path, no_ts(["a"], ["z"]), "upsert", opts)
+    assert tree(path) == before
+    unordered = {**opts, "hoodie.combine.before.upsert": "false"}
+    write_table(path, no_ts(["a", "a"], ["z", "w"]), "upsert", unordered)
+    write_table(path, no_ts(["b"], ["q"]), "upsert", unordered)
+    rows = lambda: sorted(read_table(str(path)).select(["id", "v"]).to_pylist(), key=str)  # noqa: E731
+    assert rows() == [{"id": "a", "v": "w"}, {"id": "b", "v": "q"}]
+    assert compact(path, {"hoodie.compact.inline.max.delta.commits": "1"}) is not None
+    assert rows() == [{"id": "a", "v": "w"}, {"id": "b", "v": "q"}]
+    write_table(path, pa.table({"id": ["b"]}), "delete", opts)  # a delete needs keys only
+    assert rows() == [{"id": "a", "v": "w"}]
+
+
+def test_the_cli_refuses_an_upsert_without_its_ordering_column_in_one_line(tmp_path):
+    path, rows = tmp_path / "t", tmp_path / "rows.json"
+    rows.write_text(json.dumps({"id": "a", "v": 1}) + "\n")
+    r = CliRunner().invoke(main, ["write", str(path), "--input", str(rows), "--record-key", "id", "--precombine", "ts"])
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "no ordering (precombine) column(s) ['ts']" in lines[0], lines
+    assert not path.exists()

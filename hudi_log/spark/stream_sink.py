@@ -354,13 +354,19 @@ class HudiStreamWriter(DataSourceStreamArrowWriter):
 
 
 def _check_columns(path, options: Mapping, names, op: str) -> None:
-    """The refusal of a query whose rows lack a record key or partition column, made when it starts (each
-    micro-batch's commit would refuse it, after the query ran)."""
+    """The refusal of a query whose rows lack a record key, partition or ordering column, made when it starts
+    (each micro-batch's commit would refuse it, after the query ran)."""
     from ..table.properties import has_properties, read_properties
+    from ..table.write.context import check_ordering_columns
+    from ..table.write.create import ORDERING_FIELDS_VERSION, ordering_field
     from ..table.write.keygen_config import key_generator
+    from ..table.services.options import split_fields
 
-    props = read_properties(path).to_dict() if has_properties(path) else {}
-    key_generator(path, props, options).check_columns(names, op)
+    props = read_properties(path) if has_properties(path) else None
+    key_generator(path, props.to_dict() if props else {}, options).check_columns(names, op)
+    # a new table's ordering fields as its creation will record them (their count is checked there)
+    ordering = props.ordering_fields if props else split_fields(ordering_field(options, path, ORDERING_FIELDS_VERSION))
+    check_ordering_columns(path, ordering, options, names, op)
 
 
 def _read_staged(files: list[str]) -> pa.Table | None:

@@ -30,6 +30,11 @@ class UnsupportedKeyGeneratorError(TableMismatchError):
     writing would put keys where Java would not look for them, so nothing is written."""
 
 
+class OrderingFieldError(WriteError):
+    """The input lacks an ordering (precombine) column that the write combines rows of one key by; Java's
+    writer refuses it too (its ``field not found in record``)."""
+
+
 class SchemaEvolutionError(WriteError):
     """The batch's schema does not evolve the table's compatibly (dropped or retyped column)."""
 

@@ -25,7 +25,8 @@ Operations (Hudi's semantics, ``WriteOperationType``):
 * ``upsert``: records are precombined (same key and partition: the greatest ordering value wins, ties to
   the later row; without an ordering field the later row; not with ``hoodie.combine.before.upsert=false``,
   which writes duplicates as they come), looked up in the index, and written as
-  updates of their file group or as inserts into new file groups;
+  updates of their file group or as inserts into new file groups. An input without the table's ordering
+  column is refused where rows are combined (``OrderingFieldError``), as Java's writer fails on it;
 * ``insert`` / ``bulk_insert``: no index lookup, every record goes to a new file group (a key that
   already exists is then duplicated, as in Hudi); no precombine unless ``hoodie.combine.before.insert``
   is true;
@@ -97,7 +98,7 @@ from ..timeline.writer import InstantCompletedError, TimelineWriter
 from ..view.base_file import bloom_options, conform
 from ..workers import write_threads
 from .context import (
-    PARTITIONS_TO_DELETE, WriteContext, action_for,
+    PARTITIONS_TO_DELETE, WriteContext, action_for, check_ordering_columns,
     normalise_options, replaced_file_groups, resolve_operation,
 )
 from ..metadata_table import guard_metadata_table
@@ -402,6 +403,7 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
         keygen.partition_path_array(data)  # refused here, before a rollback or the instant changes anything
     if avro_in is not None and op != "delete_partition":  # the input's columns, before any task starts
         keygen.check_columns([f["name"] for f in avro_in["fields"]], op)
+        check_ordering_columns(table_path, props.ordering_fields, opts, [f["name"] for f in avro_in["fields"]], op)
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind

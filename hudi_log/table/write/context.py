@@ -24,7 +24,7 @@ from .keygen import KeyGenerator
 from .keygen_config import key_generator
 from ..properties import TableProperties
 from ..timeline.timeline import COMMIT, DELTA_COMMIT, REPLACE_COMMIT
-from ..errors import WriteError
+from ..errors import OrderingFieldError, WriteError
 
 from .options import OPERATION as OPERATION_OPTION, operation_of, resolve
 #: operations that complete a replacecommit (Java's ``WriteOperationType.isOverwrite`` and DELETE_PARTITION)
@@ -120,16 +120,38 @@ def replaced_file_groups(ctx: "WriteContext", written_partitions, written_ids) -
 
 
 # ---- the worker -----------------------------------------------------------------------------------
-def combine_option(ctx: WriteContext) -> str:
-    """The Hudi option that says whether this operation combines rows of one key: ``hoodie.combine.
-    before.upsert`` / ``.delete``, and ``.insert`` for insert, bulk_insert and insert_overwrite."""
-    return f"hoodie.combine.before.{ctx.operation if ctx.operation in ('upsert', 'delete') else 'insert'}"
+def combine_option(ctx: WriteContext | str) -> str:
+    """The Hudi option that says whether this operation (a context's, or named) combines rows of one key:
+    ``hoodie.combine.before.upsert`` / ``.delete``, and ``.insert`` for insert, bulk_insert and insert_overwrite."""
+    op = ctx if isinstance(ctx, str) else ctx.operation
+    return f"hoodie.combine.before.{op if op in ('upsert', 'delete') else 'insert'}"
 
 
 def combines(ctx: WriteContext) -> bool:
     """Whether rows of one key are combined before writing (:func:`combine_option`; default true for
     upsert and delete, false for the inserts). Turned off, duplicates are written as they come, as
     Hudi does."""
-    name = combine_option(ctx)
+    return combines_rows(ctx.operation, ctx.options)
+
+
+def combines_rows(operation: str, options: Mapping) -> bool:
+    """:func:`combines` for an operation and options, before a context exists."""
+    name = combine_option(operation)
     default = "false" if name.endswith(".insert") else "true"
-    return option(ctx.options, name, default=default).lower() == "true"
+    return option(options, name, default=default).lower() == "true"
+
+
+def check_ordering_columns(table_path, fields, options: Mapping, names, operation: str) -> None:
+    """The refusal of an input whose columns ``names`` lack an ordering field (``fields``: the table's, or a
+    new table's from the options) where the operation combines rows of one key by it: Java's Spark writer
+    reads each record's ordering value then and fails on a missing field (``HoodieCreateRecordUtils``, with
+    ``getNestedFieldVal(..., returnNullIfNotFound=false)``). A delete builds keys only and is never refused;
+    an insert combines only with ``hoodie.combine.before.insert``. Made on the driver before anything starts."""
+    if operation in ("delete", "delete_partition") or not combines_rows(operation, options):
+        return
+    names = set(names)
+    missing = [f for f in fields if f and f.split(".")[0] not in names]  # a nested field: its top column
+    if missing:
+        raise OrderingFieldError(table_path, f"the input has no ordering (precombine) column(s) {missing}, which "
+                                 f"{operation} combines rows of one key by; add the column, or set "
+                                 f"{combine_option(operation)}=false to write the rows as they come")
