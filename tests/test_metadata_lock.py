@@ -8,12 +8,13 @@ lock (``hudi_log.table.concurrency.lock.metadata_lock``); here the two meet on p
 from __future__ import annotations
 
 import threading
+import time
 
 import pyarrow as pa
 
 from hudi_log.table import read_table
 from hudi_log.table.concurrency.config import concurrency_config
-from hudi_log.table.concurrency.lock import metadata_lock
+from hudi_log.table.concurrency.lock import HOLDER_CHECK_EVERY_S, metadata_lock
 from hudi_log.table.metadata import writer as mdt_writer
 from hudi_log.table.metadata_files import compare_with_storage
 from hudi_log.table.services.compaction import run_compaction, schedule_compaction
@@ -88,7 +89,8 @@ def test_the_metadata_lock_is_reentrant_and_released(tmp_path):
 
 def test_a_killed_holders_metadata_lock_is_taken_over_at_once(tmp_path):
     """A process killed while it syncs leaves the lock file; on the same host its pid is gone, so the next
-    sync takes the lock at once rather than after the expiry (the heartbeat timeout, 2 minutes by default)."""
+    sync takes the lock at once (within half a second) rather than after the expiry (the heartbeat timeout,
+    2 minutes by default)."""
     import subprocess
     import sys
 
@@ -106,6 +108,7 @@ def test_a_killed_holders_metadata_lock_is_taken_over_at_once(tmp_path):
     assert not lock.provider.try_lock()  # alive: held
     holder.kill()
     holder.wait()
+    time.sleep(HOLDER_CHECK_EVERY_S)  # a waiter looks at the lock's holder that often
     assert lock.provider.try_lock()  # one attempt, long before the expiry: its holder is seen dead
     lock.provider.unlock()
     write_table(path, rows(["a1"], "a:1", 2, "pa"), "upsert", OPTS)

@@ -30,6 +30,8 @@ from .config import FILE_SYSTEM_LOCK, IN_PROCESS_LOCK, ConcurrencyConfig
 
 LOCK_FILE_NAME = "lock"
 _POLL_S = 0.02
+#: how often a waiter reads the lock file to see whether its holder on this host is gone (the poll is faster)
+HOLDER_CHECK_EVERY_S = 0.5
 
 
 class FileSystemLock:
@@ -43,6 +45,7 @@ class FileSystemLock:
         # hudi-log's own locks (not Java's file) also name their holder's host and pid, so a holder killed on
         # this host is seen dead at once rather than after the expiry
         self.owner_check = owner_check
+        self._holder_checked = -HOLDER_CHECK_EVERY_S  # when the holder was last looked at (monotonic seconds)
         self._keeper: threading.Thread | None = None
         self._held = threading.Event()
 
@@ -64,8 +67,9 @@ class FileSystemLock:
 
     def _holder_dead_here(self) -> bool:
         """The lock names a holder on this host whose process is gone (only for ``owner_check`` locks)."""
-        if not self.owner_check:
-            return False
+        if not self.owner_check or time.monotonic() - self._holder_checked < HOLDER_CHECK_EVERY_S:
+            return False  # a holder is looked at again only now and then (a GET each, on object stores)
+        self._holder_checked = time.monotonic()
         try:
             info = json.loads(self.path.read_text())
             host, pid = info.get("host"), int(info.get("pid"))
@@ -79,7 +83,7 @@ class FileSystemLock:
         except ProcessLookupError:
             return True
         except OSError:
-            return False
+            pass
         return False
 
     def try_lock(self) -> bool:
