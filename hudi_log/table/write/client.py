@@ -402,8 +402,9 @@ def _begin(table_path: Path, opts: dict, op: str, config: ConcurrencyConfig, avr
     if data is not None and not (op == "delete" and any(f not in data.schema.names for f in keygen.partition_fields)):
         keygen.partition_path_array(data)  # refused here, before a rollback or the instant changes anything
     if avro_in is not None and op != "delete_partition":  # the input's columns, before any task starts
-        keygen.check_columns([f["name"] for f in avro_in["fields"]], op)
-        check_ordering_columns(table_path, props.ordering_fields, opts, [f["name"] for f in avro_in["fields"]], op)
+        names = [f["name"] for f in avro_in["fields"]]
+        keygen.check_columns(names, op)
+        check_ordering_columns(table_path, props.ordering_fields, opts, names, op)
     rolled = [i.requested_time for i in rollback_failed_writes(table_path, config)]
     timeline = Timeline(table_path, props)
     for inst in timeline.completed():  # what a writer killed right after its commit left behind
