@@ -218,6 +218,48 @@ def test_async_compaction_failure_is_surfaced_and_recovered(tmp_path, monkeypatc
     assert rows(t) == {1: "v3", 2: "v3", 3: "v3", 10: "v0", 11: "v1", 12: "v2", 13: "v3"}
 
 
+def test_a_compaction_completed_meanwhile_is_not_run_again(tmp_path, monkeypatch):
+    """The background run completes its plan between the sink's look at the pending plans and its check that
+    the run ended (made to happen here: the run waits for that look, and the look for the run's end): the next
+    run is given only what is pending then, not the completed plan again (which failed as "not a pending
+    compaction")."""
+    import threading
+    import time
+
+    import hudi_log.spark.stream_sink as sink
+    import hudi_log.table.services.compaction as compaction
+    from hudi_log.spark.stream_services import compactor, join_services
+
+    looked = threading.Event()
+    real_due, real_run = sink._compaction_due, compaction.run_compaction
+
+    def run_after_the_look(path, instant=None, options=None, **kw):
+        assert looked.wait(60), "no micro-batch looked at the pending plans"
+        looked.clear()
+        return real_run(path, instant, options, **kw)
+
+    def look_then_let_the_run_end(path, n):
+        seen = real_due(path, n)
+        if compactor(path).running is not None:
+            looked.set()
+            while compactor(path).running is not None:
+                time.sleep(0.01)
+        return seen
+
+    monkeypatch.setattr(compaction, "run_compaction", run_after_the_look)
+    monkeypatch.setattr(sink, "_compaction_due", look_then_let_the_run_end)
+    t = tmp_path / "t"
+    o = opts(**{"hoodie.datasource.compaction.async.enable": "true", "hoodie.parquet.small.file.limit": "0",
+                "hoodie.compact.inline.max.delta.commits": "2"})
+    done = [commit_micro_batch(t, o, batch([1, 2, 3, 10 + b], [b] * 4, [f"v{b}"] * 4), b, "q") for b in range(6)]
+    looked.set()  # the last run goes on without a next micro-batch
+    assert join_services(t) is None
+    assert not any(r.warnings for r in done), [r.warnings for r in done]
+    tl = Timeline(t, read_properties(t))
+    assert sum(1 for i in tl.completed_commits() if i.action == "commit") >= 2 and not tl.pending()
+    assert rows(t) == {1: "v5", 2: "v5", 3: "v5", 10: "v0", 11: "v1", 12: "v2", 13: "v3", 14: "v4", 15: "v5"}
+
+
 def test_inline_option_keeps_compaction_in_the_commit(tmp_path):
     t = tmp_path / "t"
     done = _async_stream(t, 2, **{"hoodie.compact.inline": "true"})

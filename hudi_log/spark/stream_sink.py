@@ -197,7 +197,7 @@ def _compaction_due(path, max_delta_commits: int) -> tuple[bool, list[str]]:
     """(due, the pending compactions) by Java's NUM_COMMITS trigger as its async path counts: the delta
     commits completed since the latest compaction, completed or pending (one running in the background
     counts), reach the number."""
-    from ..table.properties import has_properties, read_properties
+    from ..table.properties import read_properties
     from ..table.timeline.timeline import COMMIT, DELTA_COMMIT, Timeline
 
     timeline = Timeline(as_path(path), read_properties(path))
@@ -246,6 +246,9 @@ def _services(path, opts: Mapping) -> tuple[str | None, str | None, tuple[str, .
                         warnings.append(f"async compaction {failure.instant} failed: {failure.error} (its plan "
                                         "stays pending and is run again now)")
                         log.warning("hudi_log: %s: %s", path, warnings[-1])
+                    # the plans pending now that no run of ours is in progress: the run the list above saw may
+                    # have completed its plan since (it would be run again, and fail as no longer pending)
+                    pending = _compaction_due(path, int(copts[MAX_DELTA_COMMITS]))[1]
                     if due:
                         compaction = schedule_compaction(path, copts)
                     # a failed run's plan first (its run checks the plan as pending_compactions does)
